@@ -1,0 +1,18 @@
+// `npm run bench [-- NAME...]`: runs the benchmarks and prints their figures. Goals are printed next to
+// the figures (and ratios against baselines measured in the same run), never asserted.
+
+const suites: Record<string, () => Promise<void>> = {
+  lifecycle: async () => (await import('./lifecycle.ts')).runLifecycleBench(),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted) {
+  if (!(name in suites)) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(suites).join(', ')}`);
+    process.exit(2);
+  }
+}
+console.log(`podops benchmarks on Node ${process.version}, ${new Date().toISOString()}`);
+for (const [name, run] of Object.entries(suites)) {
+  if (wanted.length === 0 || wanted.includes(name)) await run();
+}

@@ -1,0 +1,2 @@
+export * from './protocol.ts';
+export * from './kube.ts';

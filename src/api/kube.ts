@@ -1,0 +1,83 @@
+// The parts of Kubernetes objects that podops reads, as plain JSON (what an AdmissionReview or a
+// REST response carries). Unknown fields are kept by everything that passes objects through.
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string | null;
+  deletionGracePeriodSeconds?: number | null;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  [field: string]: unknown;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface PodCondition {
+  type: string;
+  status: ConditionStatus | string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string | null;
+  reason?: string;
+  message?: string;
+  [field: string]: unknown;
+}
+
+export interface PodReadinessGate {
+  conditionType: string;
+}
+
+export interface PodSpec {
+  readinessGates?: PodReadinessGate[];
+  nodeName?: string;
+  [field: string]: unknown;
+}
+
+export interface PodStatus {
+  phase?: string;
+  conditions?: PodCondition[];
+  podIP?: string;
+  [field: string]: unknown;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: PodSpec;
+  status?: PodStatus;
+  [field: string]: unknown;
+}
+
+export interface Service {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { selector?: Record<string, string> | null; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+/** An RFC 6902 operation, as admission responses carry them. */
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'test'; path: string; value: unknown };
+
+/** RFC 6901 escaping of one reference token (label keys contain `/`). */
+export const escapeJsonPointer = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
