@@ -1,0 +1,324 @@
+// The one HTTP client podops uses against any API server (a real cluster or the sandbox). Credentials come
+// from @kubernetes/client-node's KubeConfig (kubeconfig files, in-cluster config, exec and token auth); the
+// transport is ours: keep-alive connections, explicit content types on every patch, streaming watches,
+// timeouts, and API errors as typed exceptions carrying the server's Status.
+
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { resourcePath, type ResourceType } from './resources.ts';
+
+export interface Status {
+  kind?: 'Status';
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: { name?: string; kind?: string; group?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+}
+
+/** A non-2xx answer of the API server. */
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: string;
+  readonly status: Status;
+  constructor(code: number, status: Status, context: string) {
+    super(`${context}: ${status.message ?? `HTTP ${code}`}`);
+    this.name = 'ApiError';
+    this.code = code;
+    this.reason = status.reason ?? '';
+    this.status = status;
+  }
+}
+
+export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
+export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
+export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
+export const isGone = (err: unknown): boolean => err instanceof ApiError && err.code === 410;
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Query;
+  /** JSON-encoded unless a string. */
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface WatchEvent<T = KubeObject> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+export interface ObjectList<T> {
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  /** For server-side apply: take fields owned by other managers. */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface ClientOptions {
+  userAgent?: string;
+  /** Timeout of ordinary requests (watches have their own). Default 30 s. */
+  timeoutMs?: number;
+  /** The field manager for writes. Default `podops`. */
+  fieldManager?: string;
+}
+
+/** Where to connect and how to authenticate, refreshed from the KubeConfig so rotated tokens are picked up. */
+class Connection {
+  readonly server: URL;
+  readonly #kubeConfig: KubeConfig;
+  readonly #agent: http.Agent;
+  #tls: https.RequestOptions = {};
+  #headers: Record<string, string> = {};
+  #refreshedAt = -Infinity;
+
+  constructor(kubeConfig: KubeConfig, server: URL) {
+    this.#kubeConfig = kubeConfig;
+    this.server = server;
+    const agentOptions = { keepAlive: true, maxSockets: 64 };
+    this.#agent = server.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  }
+
+  async options(): Promise<https.RequestOptions> {
+    if (performance.now() - this.#refreshedAt > 10_000) {
+      const opts: https.RequestOptions = {};
+      await this.#kubeConfig.applyToHTTPSOptions(opts);
+      const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername, headers } = opts;
+      this.#tls = { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername };
+      this.#headers = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, String(v)]));
+      if (opts.auth) this.#headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+      this.#refreshedAt = performance.now();
+    }
+    return { ...this.#tls, agent: this.#agent, headers: { ...this.#headers } };
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+function queryString(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') params.set(k, String(v));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export class KubeClient {
+  readonly #connection: Connection;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly fieldManager: string;
+
+  constructor(kubeConfig: KubeConfig, options: ClientOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster (check current-context)');
+    this.#connection = new Connection(kubeConfig, new URL(cluster.server));
+    this.#userAgent = options.userAgent ?? `podops/${process.env.npm_package_version ?? 'dev'}`;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.fieldManager = options.fieldManager ?? 'podops';
+  }
+
+  /** From a kubeconfig file, `$KUBECONFIG`/`~/.kube/config`, or the in-cluster service account. */
+  static load(options: { kubeconfig?: string; context?: string; inCluster?: boolean } & ClientOptions = {}): KubeClient {
+    const kc = new KubeConfig();
+    if (options.inCluster) kc.loadFromCluster();
+    else if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+    if (options.context) kc.setCurrentContext(options.context);
+    return new KubeClient(kc, options);
+  }
+
+  static fromKubeconfigText(text: string, options: ClientOptions = {}): KubeClient {
+    const kc = new KubeConfig();
+    kc.loadFromString(text);
+    return new KubeClient(kc, options);
+  }
+
+  get server(): string {
+    return this.#connection.server.toString();
+  }
+
+  close(): void {
+    this.#connection.close();
+  }
+
+  async #send(req: HttpRequest): Promise<http.IncomingMessage> {
+    const base = await this.#connection.options();
+    const url = new URL(req.path + queryString(req.query), this.#connection.server);
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const headers: Record<string, string> = {
+      ...(base.headers as Record<string, string>),
+      Accept: req.accept ?? 'application/json',
+      'User-Agent': this.#userAgent,
+    };
+    if (body !== undefined) {
+      headers['Content-Type'] = req.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = transport.request(url, { ...base, method: req.method, headers, signal: req.signal }, resolve);
+      if (req.timeoutMs !== 0) {
+        request.setTimeout(req.timeoutMs ?? this.#timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: timed out after ${req.timeoutMs ?? this.#timeoutMs} ms`)));
+      }
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  /** One request; the JSON answer, or ApiError carrying the server's Status. */
+  async request<T>(req: HttpRequest): Promise<T> {
+    const response = await this.#send(req);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = response.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw new ApiError(code, parseStatus(text, code), `${req.method} ${req.path}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /**
+   * A watch stream: yields events until the server ends the stream (timeoutSeconds), the signal aborts, or
+   * the connection breaks (thrown). A 410 on connect is thrown as ApiError; a 410 during the stream arrives
+   * as an ERROR event, as the server sends it.
+   */
+  async *watch<T = KubeObject>(path: string, query: Query, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+    const response = await this.#send({ method: 'GET', path, query: { ...query, watch: true }, timeoutMs: 0, ...(signal && { signal }) });
+    const code = response.statusCode ?? 0;
+    if (code < 200 || code >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      throw new ApiError(code, parseStatus(Buffer.concat(chunks).toString('utf8'), code), `GET ${path} (watch)`);
+    }
+    // An abort after the response started does not always end the response stream: end it explicitly.
+    const endStream = (): void => {
+      response.destroy();
+    };
+    signal?.addEventListener('abort', endStream, { once: true });
+    let buffered = '';
+    try {
+      for await (const chunk of response) {
+        buffered += (chunk as Buffer).toString('utf8');
+        for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line) yield JSON.parse(line) as WatchEvent<T>;
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', endStream);
+    }
+    if (signal?.aborted) return;
+    const rest = buffered.trim();
+    if (rest) yield JSON.parse(rest) as WatchEvent<T>;
+  }
+
+  get<T>(type: ResourceType, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
+    return this.request<T>({ method: 'GET', path: resourcePath(type, namespace, name), ...(signal && { signal }) });
+  }
+
+  list<T>(type: ResourceType, options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
+    const { namespace, labelSelector, fieldSelector, limit, resourceVersion } = options;
+    return this.request<ObjectList<T>>({
+      method: 'GET',
+      path: resourcePath(type, namespace),
+      query: { labelSelector, fieldSelector, limit, continue: options.continue, resourceVersion },
+      ...(signal && { signal }),
+    });
+  }
+
+  #writeQuery(options: WriteOptions): Query {
+    return { dryRun: options.dryRun ? 'All' : undefined, fieldManager: options.fieldManager ?? this.fieldManager, force: options.force };
+  }
+
+  create<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
+    return this.request<T>({ method: 'POST', path: resourcePath(type, object.metadata.namespace), body: object, query: this.#writeQuery(options) });
+  }
+
+  /** PUT: a stale `metadata.resourceVersion` fails with 409 Conflict. */
+  replace<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
+    const path = resourcePath(type, object.metadata.namespace, object.metadata.name ?? '', options.subresource);
+    return this.request<T>({ method: 'PUT', path, body: object, query: this.#writeQuery(options) });
+  }
+
+  patch<T>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<T> {
+    return this.request<T>({
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name, options.subresource),
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[patchType],
+      query: this.#writeQuery(options),
+    });
+  }
+
+  delete<T = Status>(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<T> {
+    const { dryRun, ...rest } = options;
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...rest, ...(dryRun && { dryRun: ['All'] }) };
+    return this.request<T>({ method: 'DELETE', path: resourcePath(type, namespace, name), body });
+  }
+}
+
+function parseStatus(text: string, code: number): Status {
+  try {
+    const parsed = JSON.parse(text) as Status;
+    if (parsed && typeof parsed === 'object' && parsed.kind === 'Status') return parsed;
+  } catch {
+    // not JSON: a proxy or a crashed server; keep the text
+  }
+  return { status: 'Failure', code, message: text.trim().slice(0, 500) || `HTTP ${code}` };
+}

@@ -1,0 +1,32 @@
+// Time for the controller runtime, injectable so queues, backoff and leases are testable without waiting.
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` after `delayMs`; returns a function that cancels it. */
+  setTimer(fn: () => void, delayMs: number): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, delayMs) {
+    const timer = setTimeout(fn, Math.max(0, delayMs));
+    return () => clearTimeout(timer);
+  },
+};
+
+/** Resolves after `ms` on the clock, or at once when the signal aborts. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const cancel = clock.setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      cancel();
+      resolve();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,135 @@
+// The controller harness (controller-runtime's controller): events enqueue keys; N workers take keys from
+// the queue and call the reconciler, which reads the current state itself (level-triggered). Errors are
+// retried with per-key backoff; requeueAfter schedules the key again; success forgets its backoff.
+
+import { systemClock, type Clock } from './clock.ts';
+import { silentLogger, type Logger } from './log.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { WorkQueue } from './workqueue.ts';
+
+export interface Request {
+  namespace: string;
+  name: string;
+}
+
+export interface Result {
+  /** Reconcile again after this long (the backoff of the key is forgotten). */
+  requeueAfterMs?: number;
+  /** Reconcile again with the key's backoff. */
+  requeue?: boolean;
+}
+
+export interface Reconciler {
+  reconcile(request: Request, signal: AbortSignal): Promise<Result | void>;
+}
+
+/** An error retrying cannot fix: logged and counted, the key is not requeued. */
+export class TerminalError extends Error {
+  override name = 'TerminalError';
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
+export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
+
+export function requestOf(key: string): Request {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** Exceptions that mean a bug rather than a failed call: counted as panics, as controller-runtime counts Go panics. */
+const isProgrammingError = (err: unknown): boolean =>
+  err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+
+export interface ControllerOptions {
+  name: string;
+  reconciler: Reconciler;
+  /** Concurrent reconciles (controller-runtime's MaxConcurrentReconciles; default 1). */
+  workers?: number;
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+  metrics?: RuntimeMetrics;
+  logger?: Logger;
+}
+
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #reconciler: Reconciler;
+  readonly #workers: number;
+  readonly #clock: Clock;
+  readonly #metrics: RuntimeMetrics | undefined;
+  readonly #log: Logger;
+
+  constructor(options: ControllerOptions) {
+    this.name = options.name;
+    this.#reconciler = options.reconciler;
+    this.#workers = options.workers ?? 1;
+    this.#clock = options.clock ?? systemClock;
+    this.#metrics = options.metrics;
+    this.#log = (options.logger ?? silentLogger()).child({ controller: options.name });
+    const observer = options.metrics?.queueObserver(options.name, () => this.queue);
+    this.queue = new WorkQueue({ clock: this.#clock, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }), ...(observer && { observer }) });
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Runs the workers until `signal` aborts, then waits for the reconciles in flight and returns. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.#metrics?.maxConcurrentReconciles.set({ controller: this.name }, this.#workers);
+    const stop = (): void => this.queue.shutDown();
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    this.#log.info({ workers: this.#workers }, 'starting workers');
+    await Promise.all(Array.from({ length: this.#workers }, () => this.#work(signal)));
+    this.#log.info('workers stopped');
+  }
+
+  async #work(signal: AbortSignal): Promise<void> {
+    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+      this.#metrics?.activeWorkers.inc({ controller: this.name });
+      try {
+        await this.#reconcileKey(key, signal);
+      } finally {
+        this.#metrics?.activeWorkers.dec({ controller: this.name });
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async #reconcileKey(key: string, signal: AbortSignal): Promise<void> {
+    const controller = this.name;
+    const started = this.#clock.now();
+    let outcome: 'success' | 'error' | 'requeue' | 'requeue_after';
+    try {
+      const result = (await this.#reconciler.reconcile(requestOf(key), signal)) ?? {};
+      if (result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfterMs);
+        outcome = 'requeue_after';
+      } else if (result.requeue) {
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+      } else {
+        this.queue.forget(key);
+        outcome = 'success';
+      }
+    } catch (err) {
+      outcome = 'error';
+      if (err instanceof TerminalError) {
+        this.#metrics?.terminalReconcileErrors.inc({ controller });
+        this.queue.forget(key);
+        this.#log.error({ key, err }, 'reconcile failed terminally');
+      } else {
+        if (isProgrammingError(err)) this.#metrics?.reconcilePanics.inc({ controller });
+        this.#metrics?.reconcileErrors.inc({ controller });
+        this.queue.addRateLimited(key);
+        this.#log.error({ key, err, requeues: this.queue.numRequeues(key) }, 'reconcile failed');
+      }
+    }
+    this.#metrics?.reconcileTotal.inc({ controller, result: outcome });
+    this.#metrics?.reconcileTime.observe({ controller }, (this.#clock.now() - started) / 1000);
+  }
+}

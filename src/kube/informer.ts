@@ -1,0 +1,281 @@
+// List + watch into a local cache (client-go's reflector + indexer), made robust for long-running use:
+// paged lists, watches resumed from the last resourceVersion with bookmarks, a relist on 410 Gone, reconnect
+// with exponential backoff after any failure, and a watchdog that restarts a watch that went silent (the
+// JavaScript client's informer is known to stop quietly). Cached objects are shared and must be treated as
+// read-only; reconcilers copy before changing them.
+
+import { sleep, systemClock, type Clock } from './clock.ts';
+import { isGone, type KubeClient, type KubeObject, type WatchEvent } from './client.ts';
+import { keyOf } from './controller.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { resourcePath, type ResourceType } from './resources.ts';
+
+export interface InformerHandler<T> {
+  onAdd?(object: T): void;
+  onUpdate?(previous: T, current: T): void;
+  onDelete?(object: T): void;
+}
+
+export type Indexer<T> = (object: T) => string[];
+
+export interface InformerOptions<T> {
+  client: KubeClient;
+  type: ResourceType;
+  /** Watch one namespace; all namespaces when unset. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Applied to every object before it is cached; defaults to dropping metadata.managedFields. */
+  transform?: (object: T) => T;
+  pageSize?: number;
+  /** Server-side watch timeout; each watch picks a random value in [t, 2t) as client-go does. Default 300 s. */
+  watchTimeoutSeconds?: number;
+  /** Restart a watch that delivered nothing (not even a bookmark) for this long. Default: 2 x the max watch timeout. */
+  idleTimeoutMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export const stripManagedFields = <T extends KubeObject>(object: T): T => {
+  if (object.metadata.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata;
+  return { ...object, metadata };
+};
+
+const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+
+export class Informer<T extends KubeObject> {
+  readonly #options: InformerOptions<T>;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #transform: (object: T) => T;
+  readonly #store = new Map<string, T>();
+  readonly #handlers: InformerHandler<T>[] = [];
+  readonly #indexers = new Map<string, Indexer<T>>();
+  /** index name -> index value -> keys */
+  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  #synced = false;
+  readonly #syncWaiters: (() => void)[] = [];
+  #resourceVersion = '';
+
+  constructor(options: InformerOptions<T>) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = (options.logger ?? silentLogger()).child({ informer: options.type.resource });
+    this.#transform = options.transform ?? stripManagedFields;
+  }
+
+  addHandler(handler: InformerHandler<T>): void {
+    this.#handlers.push(handler);
+    for (const object of this.#store.values()) handler.onAdd?.(object);
+  }
+
+  addIndexer(name: string, indexer: Indexer<T>): void {
+    this.#indexers.set(name, indexer);
+    const index = new Map<string, Set<string>>();
+    this.#indexes.set(name, index);
+    for (const [key, object] of this.#store) for (const value of indexer(object)) addToIndex(index, value, key);
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.#store.get(keyOf(namespace, name));
+  }
+
+  list(namespace?: string): T[] {
+    const all = [...this.#store.values()];
+    return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+  }
+
+  byIndex(name: string, value: string): T[] {
+    const index = this.#indexes.get(name);
+    if (!index) throw new Error(`informer ${this.#options.type.resource}: no index named "${name}"`);
+    return [...(index.get(value) ?? [])].map((key) => this.#store.get(key)).filter((o): o is T => o !== undefined);
+  }
+
+  get size(): number {
+    return this.#store.size;
+  }
+
+  /** The resourceVersion the cache reflects (from the last list, event or bookmark). */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves once the first list has filled the cache, or when the signal aborts. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#synced || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#syncWaiters.push(resolve);
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
+  /** Keeps the cache in sync until the signal aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    let needList = true;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.#listAll(signal);
+          needList = false;
+        }
+        const outcome = await this.#watch(signal);
+        if (outcome === 'gone' || outcome === 'idle') needList = true;
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        needList = true;
+        if (isGone(err)) continue;
+        failures++;
+        const delay = Math.min(30_000, 1000 * 2 ** Math.min(failures - 1, 5)) * (0.8 + Math.random() * 0.4);
+        this.#log.warn({ err, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
+        await sleep(this.#clock, delay, signal);
+      }
+    }
+  }
+
+  async #listAll(signal: AbortSignal): Promise<void> {
+    const { client, type, namespace, labelSelector, fieldSelector } = this.#options;
+    const listed = new Map<string, T>();
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await client.list<T>(
+        type,
+        { namespace, labelSelector, fieldSelector, limit: this.#options.pageSize ?? 500, ...(continueToken && { continue: continueToken }) },
+        signal,
+      );
+      if (!continueToken) resourceVersion = page.metadata.resourceVersion ?? '';
+      for (const item of page.items) {
+        const object = this.#transform(item);
+        listed.set(objectKey(object), object);
+      }
+      continueToken = page.metadata.continue || undefined;
+    } while (continueToken);
+    this.#replace(listed);
+    this.#resourceVersion = resourceVersion;
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    }
+    this.#log.debug({ objects: listed.size, resourceVersion }, 'listed');
+  }
+
+  /** Replaces the cache with a fresh list, telling handlers what changed meanwhile. */
+  #replace(listed: Map<string, T>): void {
+    for (const [key, previous] of [...this.#store]) if (!listed.has(key)) this.#remove(key, previous);
+    for (const [key, object] of listed) this.#upsert(key, object);
+  }
+
+  async #watch(signal: AbortSignal): Promise<'ended' | 'gone' | 'idle'> {
+    const { client, type, namespace, labelSelector, fieldSelector } = this.#options;
+    const base = this.#options.watchTimeoutSeconds ?? 300;
+    const timeoutSeconds = Math.floor(base * (1 + Math.random()));
+    const idleTimeoutMs = this.#options.idleTimeoutMs ?? base * 2 * 1000 * 2;
+    const watchAbort = new AbortController();
+    const stop = (): void => watchAbort.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    // A listener added to an already aborted signal never fires.
+    if (signal.aborted) stop();
+    let idle = false;
+    let cancelWatchdog = (): void => {};
+    const arm = (): void => {
+      cancelWatchdog();
+      cancelWatchdog = this.#clock.setTimer(() => {
+        idle = true;
+        this.#log.warn({ idleTimeoutMs }, 'watch delivered nothing for too long; relisting');
+        watchAbort.abort();
+      }, idleTimeoutMs);
+    };
+    arm();
+    try {
+      const events = client.watch<T>(
+        resourcePath(type, namespace),
+        { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector },
+        watchAbort.signal,
+      );
+      for await (const event of events) {
+        arm();
+        if (this.#apply(event) === 'gone') return 'gone';
+      }
+      return idle ? 'idle' : 'ended';
+    } catch (err) {
+      if (idle) return 'idle';
+      throw err;
+    } finally {
+      cancelWatchdog();
+      signal.removeEventListener('abort', stop);
+      watchAbort.abort();
+    }
+  }
+
+  #apply(event: WatchEvent<T>): 'gone' | undefined {
+    if (event.type === 'ERROR') {
+      const status = event.object as unknown as { code?: number; message?: string };
+      if (status.code === 410) return 'gone';
+      throw new Error(`watch error ${status.code ?? '?'}: ${status.message ?? JSON.stringify(status)}`);
+    }
+    const rv = event.object.metadata.resourceVersion;
+    if (event.type === 'BOOKMARK') {
+      if (rv) this.#resourceVersion = rv;
+      return undefined;
+    }
+    const object = this.#transform(event.object);
+    const key = objectKey(object);
+    if (event.type === 'DELETED') {
+      const previous = this.#store.get(key);
+      if (previous) this.#remove(key, previous);
+    } else {
+      this.#upsert(key, object);
+    }
+    if (rv) this.#resourceVersion = rv;
+    return undefined;
+  }
+
+  #upsert(key: string, object: T): void {
+    const previous = this.#store.get(key);
+    if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
+    if (previous) this.#unindex(key, previous);
+    this.#store.set(key, object);
+    for (const [name, indexer] of this.#indexers) for (const value of indexer(object)) addToIndex(this.#indexes.get(name)!, value, key);
+    for (const handler of this.#handlers) {
+      this.#notify(() => (previous ? handler.onUpdate?.(previous, object) : handler.onAdd?.(object)));
+    }
+  }
+
+  #remove(key: string, previous: T): void {
+    this.#unindex(key, previous);
+    this.#store.delete(key);
+    for (const handler of this.#handlers) this.#notify(() => handler.onDelete?.(previous));
+  }
+
+  #unindex(key: string, object: T): void {
+    for (const [name, indexer] of this.#indexers) {
+      const index = this.#indexes.get(name)!;
+      for (const value of indexer(object)) {
+        const keys = index.get(value);
+        keys?.delete(key);
+        if (keys?.size === 0) index.delete(value);
+      }
+    }
+  }
+
+  #notify(call: () => void): void {
+    try {
+      call();
+    } catch (err) {
+      this.#log.error({ err }, 'event handler failed');
+    }
+  }
+}
+
+function addToIndex(index: Map<string, Set<string>>, value: string, key: string): void {
+  let keys = index.get(value);
+  if (!keys) index.set(value, (keys = new Set()));
+  keys.add(key);
+}
