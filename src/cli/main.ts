@@ -3,8 +3,9 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type Command, type CommandIO } from './command.ts';
 import { inspectCommand } from './commands/inspect.ts';
+import { sandboxCommand } from './commands/sandbox.ts';
 
-export const commands: readonly Command[] = [inspectCommand];
+export const commands: readonly Command[] = [inspectCommand, sandboxCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,241 @@
+// Sandbox API server benchmark: on 10,000 pods, the create rate over HTTP keep-alive from one
+// client, the latency of a full list, the delivery latency of watch events to 20 watchers at 1,000
+// writes/s, and the process's memory. Targets: >= 3,000 creates/s, list < 300 ms, p99 < 10 ms.
+// The sandbox runs in a child process (bench/sandbox-server.ts); its memory is the one reported.
+// Run on its own with `node bench/sandbox.ts`, or through bench/run.ts.
+
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { Agent, request } from 'node:http';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+export interface SandboxBenchOptions {
+  pods?: number;
+  watchers?: number;
+  writesPerSecond?: number;
+  watchSeconds?: number;
+  /** Requests in flight at once on the one client's keep-alive connections. */
+  concurrency?: number;
+  /** Pods created and patched (in another namespace, deleted again) before measuring. */
+  warmUp?: number;
+  log?: (line: string) => void;
+}
+
+export interface SandboxBenchResult {
+  createsPerSecond: number;
+  listMs: number;
+  watchP50Ms: number;
+  watchP99Ms: number;
+  rssMiB: number;
+  heapUsedMiB: number;
+}
+
+interface Response {
+  status: number;
+  body: string;
+}
+
+function send(agent: Agent, base: URL, method: string, path: string, body?: string, contentType = 'application/json'): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: base.hostname, port: base.port, method, path, headers: body ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface ServerProcess {
+  url: string;
+  memory(): Promise<NodeJS.MemoryUsage>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Pins a process to one CPU when `taskset` exists and there are two CPUs or more, so that client and
+ * server do not keep waking each other up on a shared core. Returns whether it did.
+ */
+function pin(pid: number, cpu: number): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function startServerProcess(): Promise<ServerProcess> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [], { execPath: process.execPath, stdio: 'inherit' });
+  if (child.pid !== undefined && pin(child.pid, 1)) pin(process.pid, 0);
+  const next = <T>(key: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: unknown): void => {
+        const value = (message as Record<string, unknown>)[key];
+        if (value === undefined) return;
+        child.off('message', onMessage);
+        resolve(value as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}`)));
+    });
+  return next<string>('url').then((url) => ({
+    url,
+    memory: () => {
+      const answer = next<NodeJS.MemoryUsage>('memory');
+      child.send('memory');
+      return answer;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
+  }));
+}
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+const mib = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+export async function runSandboxBenchmark(options: SandboxBenchOptions = {}): Promise<SandboxBenchResult> {
+  const pods = options.pods ?? 10_000;
+  const watchers = options.watchers ?? 20;
+  const writesPerSecond = options.writesPerSecond ?? 1000;
+  const watchSeconds = options.watchSeconds ?? 3;
+  const concurrency = options.concurrency ?? 16;
+  const warmUp = options.warmUp ?? 2000;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const server = await startServerProcess();
+  const base = new URL(server.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const ns = 'bench';
+  try {
+    await send(agent, base, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
+
+    // 1. Create rate, after a warm-up in another namespace (steady state, not the JIT's first minutes).
+    const podBody = (i: number): string =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `pod-${i}`, labels: { app: 'bench', shard: String(i % 10) } },
+        spec: { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] },
+      });
+    const createAll = async (namespace: string, count: number): Promise<number> => {
+      let next = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < count) {
+            const i = next++;
+            const res = await send(agent, base, 'POST', `/api/v1/namespaces/${namespace}/pods`, podBody(i));
+            if (res.status !== 201) throw new Error(`create pod-${i}: ${res.status} ${res.body}`);
+          }
+        }),
+      );
+      return performance.now() - start;
+    };
+    await send(agent, base, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'warm-up' } }));
+    await createAll('warm-up', warmUp);
+    for (let i = 0; i < warmUp; i++) {
+      const patch = JSON.stringify({ metadata: { annotations: { 'bench/sent': String(performance.now()) } } });
+      await send(agent, base, 'PATCH', `/api/v1/namespaces/warm-up/pods/pod-${i}`, patch, 'application/merge-patch+json');
+    }
+    await send(agent, base, 'DELETE', '/api/v1/namespaces/warm-up');
+    while ((await send(agent, base, 'GET', '/api/v1/namespaces/warm-up')).status !== 404) await new Promise((r) => setTimeout(r, 50));
+    const createsPerSecond = Math.round(pods / ((await createAll(ns, pods)) / 1000));
+
+    // 2. Full list (median of 5).
+    const listTimes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      const res = await send(agent, base, 'GET', `/api/v1/namespaces/${ns}/pods`);
+      listTimes.push(performance.now() - start);
+      if (res.status !== 200 || (JSON.parse(res.body) as { items: unknown[] }).items.length !== pods) throw new Error('list failed');
+    }
+    const listMs = Math.round(percentile(listTimes.sort((a, b) => a - b), 50));
+
+    // 3. Watch delivery latency: 20 watchers, writes at a steady rate stamping the send time.
+    const latencies: number[] = [];
+    const rv = (JSON.parse((await send(agent, base, 'GET', `/api/v1/namespaces/${ns}/pods?limit=1`)).body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const streams = await Promise.all(
+      Array.from({ length: watchers }, () =>
+        new Promise<() => void>((resolve, reject) => {
+          const req = request({ host: base.hostname, port: base.port, path: `/api/v1/namespaces/${ns}/pods?watch=1&resourceVersion=${rv}` }, (res) => {
+            let buffer = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              const received = performance.now();
+              buffer += chunk;
+              let nl: number;
+              while ((nl = buffer.indexOf('\n')) >= 0) {
+                const line = buffer.slice(0, nl);
+                buffer = buffer.slice(nl + 1);
+                const sent = /"bench\/sent":"([\d.]+)"/.exec(line)?.[1];
+                if (sent) latencies.push(received - Number(sent));
+              }
+            });
+            resolve(() => req.destroy());
+          });
+          req.on('error', reject);
+          req.end();
+        }),
+      ),
+    );
+    const total = writesPerSecond * watchSeconds;
+    // Writes are paced evenly (about one per millisecond), not in bursts.
+    const tickMs = 1;
+    const perTick = Math.max(1, Math.round((writesPerSecond * tickMs) / 1000));
+    let written = 0;
+    const inflight: Promise<Response>[] = [];
+    const watchStart = performance.now();
+    while (written < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - watchStart) / 1000) * writesPerSecond) + perTick);
+      for (; written < due; written++) {
+        const patch = JSON.stringify({ metadata: { annotations: { 'bench/sent': String(performance.now()) } } });
+        inflight.push(send(agent, base, 'PATCH', `/api/v1/namespaces/${ns}/pods/pod-${written % pods}`, patch, 'application/merge-patch+json'));
+      }
+      await new Promise((r) => setTimeout(r, tickMs));
+    }
+    await Promise.all(inflight);
+    const expected = total * watchers;
+    const deadline = performance.now() + 5000;
+    while (latencies.length < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const stop of streams) stop();
+    const sorted = latencies.sort((a, b) => a - b);
+    const watchP50Ms = Math.round(percentile(sorted, 50) * 100) / 100;
+    const watchP99Ms = Math.round(percentile(sorted, 99) * 100) / 100;
+
+    // 4. Memory of the sandbox process with the pods stored.
+    const memory = await server.memory();
+    const result: SandboxBenchResult = { createsPerSecond, listMs, watchP50Ms, watchP99Ms, rssMiB: mib(memory.rss), heapUsedMiB: mib(memory.heapUsed) };
+    log(`sandbox: ${pods} pods, ${watchers} watchers, ${writesPerSecond} writes/s for ${watchSeconds} s`);
+    log(`  create rate (HTTP keep-alive, 1 client, ${concurrency} in flight, after ${warmUp} warm-up creates and patches): ${createsPerSecond} pods/s   (target >= 3000)`);
+    log(`  full list of ${pods} pods: ${listMs} ms   (target < 300)`);
+    log(`  watch delivery latency: p50 ${watchP50Ms} ms, p99 ${watchP99Ms} ms over ${latencies.length}/${expected} deliveries   (target p99 < 10)`);
+    log(`  memory: rss ${result.rssMiB} MiB, heap used ${result.heapUsedMiB} MiB`);
+    return result;
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) await runSandboxBenchmark();

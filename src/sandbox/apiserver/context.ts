@@ -1,0 +1,23 @@
+// What every handler of the request pipeline shares.
+
+import type { Clock } from '../meta/time.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Store } from '../storage/store.ts';
+import type { AdmissionChain } from './admission.ts';
+import type { ListSnapshots } from './list-snapshots.ts';
+import type { WriteCounter } from './metrics.ts';
+
+export interface ServerContext {
+  readonly store: Store;
+  readonly registry: Registry;
+  readonly admission: AdmissionChain;
+  readonly clock: Clock;
+  readonly writes: WriteCounter;
+  readonly snapshots: ListSnapshots;
+  /** Periodic watch bookmarks, in milliseconds. */
+  readonly bookmarkIntervalMs: number;
+  /** How long a list at a future resourceVersion waits before answering 504 (the real server waits 3 s). */
+  readonly futureResourceVersionWaitMs: number;
+  /** Resolves when the server stops; long waits race against it. */
+  readonly stopped: AbortSignal;
+}

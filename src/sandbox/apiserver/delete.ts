@@ -1,0 +1,178 @@
+// DELETE as the real generic store performs it: preconditions, graceful deletion (pods), the
+// garbage-collection finalizers a propagation policy asks for (orphan, foregroundDeletion),
+// marking objects with finalizers as deleting, and removal once nothing holds the object.
+
+import { conflictStatus, failure, notFoundStatus, StatusError } from '../errors.ts';
+import { objectKey, type KubeObject } from '../meta/object.ts';
+import { formatTimestamp, parseTimestamp } from '../meta/time.ts';
+import type { ResourceDefinition } from '../registry/types.ts';
+import { StorageError } from '../storage/store.ts';
+import type { ServerContext } from './context.ts';
+import type { DeleteOptions } from './options.ts';
+import { parseResourceVersion } from './options.ts';
+import type { ApiRequest } from './request.ts';
+import { admissionAttributes, targetOf } from './write.ts';
+
+export const orphanFinalizer = 'orphan';
+export const foregroundFinalizer = 'foregroundDeletion';
+
+export type DeleteOutcome =
+  | { state: 'deleted'; object: KubeObject }
+  | { state: 'pending'; object: KubeObject };
+
+function preconditionConflict(def: ResourceDefinition, name: string, why: string): StatusError {
+  const details = { name, ...(def.group ? { group: def.group } : {}), kind: def.kind };
+  return new StatusError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${def.kind} "${name}": ${why}`, details));
+}
+
+/** The finalizers after applying the propagation policy (deletionFinalizersForGarbageCollection). */
+function finalizersForPolicy(def: ResourceDefinition, finalizers: readonly string[], options: DeleteOptions): string[] {
+  let orphan: boolean;
+  let foreground: boolean;
+  if (options.orphanDependents !== undefined) {
+    orphan = options.orphanDependents;
+    foreground = false;
+  } else if (options.propagationPolicy) {
+    orphan = options.propagationPolicy === 'Orphan';
+    foreground = options.propagationPolicy === 'Foreground';
+  } else {
+    orphan = finalizers.includes(orphanFinalizer) || (!finalizers.includes(foregroundFinalizer) && def.strategy.defaultPropagation === 'Orphan');
+    foreground = finalizers.includes(foregroundFinalizer) && !finalizers.includes(orphanFinalizer);
+  }
+  const kept = finalizers.filter((f) => f !== orphanFinalizer && f !== foregroundFinalizer);
+  if (orphan) kept.push(orphanFinalizer);
+  if (foreground) kept.push(foregroundFinalizer);
+  const same = kept.length === finalizers.length && kept.every((f) => finalizers.includes(f));
+  return same ? [...finalizers] : kept;
+}
+
+const sameList = (a: readonly string[] | undefined, b: readonly string[]): boolean =>
+  (a ?? []).length === b.length && (a ?? []).every((v, i) => v === b[i]);
+
+/** Deletes (or starts deleting) one object. */
+export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: string, options: DeleteOptions): Promise<DeleteOutcome> {
+  const { def } = req;
+  const key = objectKey(req.namespace, name);
+  for (let retry = 0; retry < 16; retry++) {
+    const entry = ctx.store.get(def.storageKey, key);
+    if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));
+    const current = entry.object;
+    const { uid, resourceVersion } = options.preconditions;
+    if (uid !== undefined && uid !== current.metadata.uid) {
+      throw preconditionConflict(
+        def,
+        name,
+        `the UID in the precondition (${uid}) does not match the UID in record (${current.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      );
+    }
+    if (resourceVersion !== undefined && parseResourceVersion(resourceVersion) !== entry.rv) {
+      throw preconditionConflict(
+        def,
+        name,
+        `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${entry.rv}). The object might have been modified`,
+      );
+    }
+    const now = ctx.clock();
+    const object: KubeObject = { ...current, metadata: { ...current.metadata } };
+    const meta = object.metadata;
+    const requestedGrace = options.gracePeriodSeconds;
+    let graceful = false;
+    let changed = false;
+    let pendingGrace = false;
+
+    if (def.strategy.beginDeletion && !meta.deletionTimestamp) {
+      // Namespaces: the first DELETE only starts termination; the namespace controller finishes it.
+      def.strategy.beginDeletion(object, now);
+      meta.finalizers = finalizersForPolicy(def, meta.finalizers ?? [], options);
+      if (!meta.finalizers.length) delete meta.finalizers;
+      await admitDelete(ctx, req, current, options, requestedGrace);
+      return writePending(ctx, req, entry.key, entry.rv, object, options);
+    }
+    if (def.strategy.gracePeriod) {
+      const oldGrace = meta.deletionGracePeriodSeconds;
+      if (meta.deletionTimestamp && oldGrace) {
+        if (requestedGrace !== undefined && requestedGrace < oldGrace) {
+          const start = (parseTimestamp(meta.deletionTimestamp) ?? now) - oldGrace * 1000;
+          meta.deletionTimestamp = formatTimestamp(start + requestedGrace * 1000);
+          meta.deletionGracePeriodSeconds = requestedGrace;
+          graceful = true;
+          changed = true;
+        } else {
+          pendingGrace = true;
+        }
+      } else if (!meta.deletionTimestamp) {
+        const period = def.strategy.gracePeriod(object, requestedGrace) ?? 0;
+        meta.deletionTimestamp = formatTimestamp(now + period * 1000);
+        meta.deletionGracePeriodSeconds = period;
+        if (meta.generation !== undefined && meta.generation > 0) meta.generation++;
+        graceful = true;
+        changed = true;
+      }
+    }
+    await admitDelete(ctx, req, current, options, graceful ? meta.deletionGracePeriodSeconds : requestedGrace);
+    if (pendingGrace) return { state: 'pending', object: current };
+
+    const finalizers = finalizersForPolicy(def, meta.finalizers ?? [], options);
+    if (!sameList(meta.finalizers, finalizers)) {
+      meta.finalizers = finalizers;
+      changed = true;
+    }
+    if (!graceful) {
+      if (finalizers.length) {
+        if (!meta.deletionTimestamp && meta.generation !== undefined && meta.generation > 0) meta.generation++;
+        const existing = parseTimestamp(meta.deletionTimestamp);
+        if (existing === undefined || existing > now) meta.deletionTimestamp = formatTimestamp(now);
+        meta.deletionGracePeriodSeconds = 0;
+        changed = changed || meta.deletionTimestamp !== current.metadata.deletionTimestamp || current.metadata.deletionGracePeriodSeconds !== 0;
+      }
+    }
+    if (!finalizers.length) delete meta.finalizers;
+    const blocked = def.strategy.blocksDeletion?.(object) ?? false;
+    const pending = finalizers.length > 0 || blocked || (graceful && (meta.deletionGracePeriodSeconds ?? 0) > 0);
+
+    if (options.dryRun) return { state: pending ? 'pending' : 'deleted', object };
+    try {
+      let expected = entry.rv;
+      if (changed) {
+        delete meta.resourceVersion;
+        const updated = ctx.store.update(def.storageKey, entry.key, object, entry.rv);
+        if (pending) return { state: 'pending', object: updated.object };
+        expected = updated.rv;
+      } else if (pending) {
+        return { state: 'pending', object: current };
+      }
+      return { state: 'deleted', object: ctx.store.delete(def.storageKey, entry.key, expected) };
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'conflict') continue;
+      if (err instanceof StorageError && err.code === 'notFound') throw new StatusError(notFoundStatus(targetOf(def, name)));
+      throw err;
+    }
+  }
+  throw new StatusError(conflictStatus(targetOf(def, name)));
+}
+
+async function admitDelete(
+  ctx: ServerContext,
+  req: ApiRequest,
+  current: KubeObject,
+  options: DeleteOptions,
+  grace: number | undefined,
+): Promise<void> {
+  const deleteOptions: Record<string, unknown> = { kind: 'DeleteOptions' };
+  if (grace !== undefined) deleteOptions.gracePeriodSeconds = grace;
+  if (options.propagationPolicy) deleteOptions.propagationPolicy = options.propagationPolicy;
+  const attributes = admissionAttributes(req, 'DELETE', undefined, current, options.dryRun, deleteOptions);
+  await ctx.admission.admit(attributes);
+  await ctx.admission.validate(attributes);
+}
+
+function writePending(ctx: ServerContext, req: ApiRequest, key: string, rv: number, object: KubeObject, options: DeleteOptions): DeleteOutcome {
+  if (options.dryRun) return { state: 'pending', object };
+  delete object.metadata.resourceVersion;
+  try {
+    return { state: 'pending', object: ctx.store.update(req.def.storageKey, key, object, rv).object };
+  } catch (err) {
+    if (err instanceof StorageError) throw new StatusError(conflictStatus(targetOf(req.def, object.metadata.name ?? '')));
+    throw err;
+  }
+}

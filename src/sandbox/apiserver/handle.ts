@@ -1,0 +1,116 @@
+// The request pipeline's entry: routes a decoded request to its handler by verb and subresource,
+// and counts writes for /metrics.
+
+import { failure, StatusError } from '../errors.ts';
+import { apiVersionOf } from '../registry/types.ts';
+import type { ServerContext } from './context.ts';
+import { createObject, updateObject } from './create-update.ts';
+import { deleteOne } from './delete.ts';
+import { parseDeleteOptions, parseListOptions } from './options.ts';
+import { patchObject } from './patch.ts';
+import { getObject, listObjects, toView } from './read.ts';
+import type { ApiRequest, ApiResult, ListResult } from './request.ts';
+import { writeVerbs } from './request.ts';
+import { getScale, writeScale } from './scale.ts';
+import { deletedStatus, notFoundPath } from './status.ts';
+import { watchObjects } from './watch.ts';
+import { objectFilter } from './selection.ts';
+import { notFoundStatus } from '../errors.ts';
+import { targetOf } from './write.ts';
+
+const methodNotAllowed = (): StatusError =>
+  new StatusError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+
+/** Subresources each resource serves; anything else is 404. */
+function checkSubresource(req: ApiRequest): void {
+  const { def, subresource } = req;
+  if (!subresource) return;
+  if (!req.name) throw notFoundPath();
+  if (subresource === 'status' && def.strategy.hasStatusSubresource) return;
+  if (subresource === 'scale' && def.scale) return;
+  if (subresource === 'finalize' && def.strategy.prepareForFinalizeUpdate) return;
+  // A custom resource without the subresource answers as if the object were missing.
+  if (def.custom) throw new StatusError(notFoundStatus(targetOf(def, req.name)));
+  throw notFoundPath();
+}
+
+export async function handleRequest(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
+  if (writeVerbs.has(req.verb)) ctx.writes.record(req.def.group, req.def.resource, req.subresource, req.verb);
+  checkSubresource(req);
+  const result = await route(ctx, req);
+  // Writes answer with the stored object; a view of another storage shape (events.k8s.io) converts it.
+  const { toExternal, storageApiVersion } = req.def;
+  if (toExternal && result.type === 'object' && result.object.apiVersion === storageApiVersion && req.subresource !== 'scale') {
+    return { type: 'object', code: result.code, object: toExternal(result.object), warnings: result.warnings };
+  }
+  return result;
+}
+
+async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
+  const sub = req.subresource;
+  switch (req.verb) {
+    case 'get':
+      return sub === 'scale' ? getScale(ctx, req) : getObject(ctx, req);
+    case 'list':
+      return listObjects(ctx, req);
+    case 'watch':
+      return watchObjects(ctx, req);
+    case 'create':
+      if (sub || req.name) throw methodNotAllowed();
+      return createObject(ctx, req);
+    case 'update':
+      if (sub === 'scale') return writeScale(ctx, req, 'update');
+      if (sub === 'finalize' || sub === 'status' || !sub) return updateObject(ctx, req);
+      throw methodNotAllowed();
+    case 'patch':
+      if (sub === 'scale') return writeScale(ctx, req, 'patch');
+      if (sub === 'finalize') throw methodNotAllowed();
+      return patchObject(ctx, req);
+    case 'delete':
+      if (sub) throw methodNotAllowed();
+      return deleteObject(ctx, req);
+    case 'deletecollection':
+      if (!req.def.verbs.includes('deletecollection')) throw methodNotAllowed();
+      return deleteCollection(ctx, req);
+  }
+}
+
+async function deleteObject(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
+  const options = parseDeleteOptions(req.query, req.body);
+  const name = req.name ?? '';
+  const outcome = await deleteOne(ctx, req, name, options);
+  const { def } = req;
+  const shown = def.toExternal ? def.toExternal(outcome.object) : outcome.object;
+  if (outcome.state === 'pending') {
+    return { type: 'object', code: options.orphanDependents === false ? 202 : 200, object: shown, warnings: [] };
+  }
+  if (def.deleteReturnsObject) return { type: 'object', code: 200, object: shown, warnings: [] };
+  return { type: 'status', code: 200, status: deletedStatus(def, name, outcome.object.metadata.uid), warnings: [] };
+}
+
+/** DELETE on a collection: deletes every selected object and answers the list as it was. */
+async function deleteCollection(ctx: ServerContext, req: ApiRequest): Promise<ListResult> {
+  const { def } = req;
+  const options = parseDeleteOptions(req.query, req.body);
+  const list = parseListOptions(req.query, false);
+  const matches = objectFilter(def, list.labelSelector, list.fieldSelector);
+  const prefix = def.namespaced && req.namespace ? `${req.namespace}/` : undefined;
+  const selected = ctx.store.list(def.storageKey, prefix).filter((e) => !matches || matches(e.object));
+  const rv = ctx.store.currentRv;
+  for (const entry of selected) {
+    try {
+      await deleteOne(ctx, { ...req, namespace: entry.object.metadata.namespace }, entry.object.metadata.name ?? '', options);
+    } catch (err) {
+      if (!(err instanceof StatusError && err.status.code === 404)) throw err;
+    }
+  }
+  return {
+    type: 'list',
+    code: 200,
+    kind: def.listKind,
+    apiVersion: apiVersionOf(def.group, def.version),
+    metadata: { resourceVersion: String(rv) },
+    items: selected.map((entry) => toView(def, entry)),
+    warnings: [],
+  };
+}

@@ -1,0 +1,135 @@
+// PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds) and server-side apply.
+// The patch is applied to the stored object inside the update loop, so a concurrent write makes
+// it re-apply; a resourceVersion the patch sets is a precondition.
+
+import { badRequestStatus, failure, StatusError } from '../errors.ts';
+import { cloneJson, isJsonObject, objectKey, type KubeObject } from '../meta/object.ts';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyServerSideApply,
+  applyStrategicMergePatch,
+  decodePatchBody,
+  fieldManagerName,
+  patchOptionsInvalidStatus,
+  patchTypeOf,
+  strategicMergePatchUnsupportedStatus,
+  strategicSchemaFor,
+  validatePatchOptions,
+  type PatchType,
+} from '../patch/index.ts';
+import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
+import type { ServerContext } from './context.ts';
+import { checkName, checkNamespace } from './decode.ts';
+import { ignoredFieldsOf, patchSchemaOf } from './field-manager.ts';
+import { parseWriteOptions, type WriteOptions } from './options.ts';
+import type { ApiRequest, ObjectResult } from './request.ts';
+import { admitAndCreate, guaranteedUpdate, handleUnknownFields } from './write.ts';
+
+/** The patch type of a request, or 415 with the media types this resource accepts. */
+export function requestPatchType(def: ResourceDefinition, contentType: string | undefined): PatchType {
+  const type = patchTypeOf(contentType ?? '');
+  if (type === 'strategic' && def.custom) throw new StatusError(strategicMergePatchUnsupportedStatus());
+  if (!type) throw new StatusError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', undefined));
+  return type;
+}
+
+/** The patch document: raw bytes from HTTP are decoded here; in-process callers may pass a value. */
+function patchDocument(type: PatchType, body: unknown): unknown {
+  if (typeof body === 'string' || body instanceof Uint8Array) return decodePatchBody(type, body);
+  return body;
+}
+
+/** Applies a JSON, merge or strategic merge patch to `current`, giving a new object. */
+export function applyPatch(def: ResourceDefinition, type: Exclude<PatchType, 'apply'>, current: KubeObject, patch: unknown, kindForSchema = def.kind, apiVersionForSchema = apiVersionOf(def.group, def.version)): KubeObject {
+  // The patch functions return new documents and leave `original` (a stored object) untouched.
+  const original = current;
+  let patched: unknown;
+  if (type === 'json') patched = applyJsonPatch(original, patch);
+  else if (type === 'merge') patched = applyMergePatch(original, patch);
+  else {
+    const schema = strategicSchemaFor(apiVersionForSchema, kindForSchema);
+    if (!schema) throw new StatusError(strategicMergePatchUnsupportedStatus());
+    patched = applyStrategicMergePatch(original, patch, schema);
+  }
+  if (!isJsonObject(patched)) throw new StatusError(badRequestStatus('the patch produced an object that is not a JSON object'));
+  const object = patched as KubeObject;
+  if (!isJsonObject(object.metadata)) object.metadata = {};
+  return object;
+}
+
+function checkPatchedIdentity(req: ApiRequest, object: KubeObject): void {
+  checkName(object, req.name ?? '');
+  if (req.def.namespaced && (object.metadata.namespace ?? '') !== (req.namespace ?? '')) {
+    throw new StatusError(badRequestStatus('the namespace of the provided object does not match the namespace sent on the request'));
+  }
+}
+
+export async function patchObject(ctx: ServerContext, req: ApiRequest): Promise<ObjectResult> {
+  const { def } = req;
+  const type = requestPatchType(def, req.patchType);
+  const options = parseWriteOptions(req.query, 'PatchOptions');
+  const patch = patchDocument(type, req.body);
+  if (type === 'apply') return applyObject(ctx, req, patch, options);
+  return guaranteedUpdate(ctx, {
+    req,
+    options,
+    isPut: false,
+    recordFields: true,
+    attempt(current) {
+      const view = def.toExternal ? def.toExternal(current) : current;
+      let object = applyPatch(def, type, view, patch);
+      checkPatchedIdentity(req, object);
+      if (def.toStorage) object = def.toStorage(object);
+      const warnings = handleUnknownFields(def, object, options);
+      const rv = object.metadata.resourceVersion;
+      return { object, precondition: rv && rv !== current.metadata.resourceVersion ? rv : undefined, warnings };
+    },
+  });
+}
+
+/** Server-side apply: creates the object when absent, otherwise merges the applied configuration. */
+async function applyObject(ctx: ServerContext, req: ApiRequest, applied: unknown, options: WriteOptions): Promise<ObjectResult> {
+  const { def } = req;
+  const apply = (live: KubeObject | undefined): KubeObject => {
+    const object = applyServerSideApply({
+      live: live && cloneJson(def.toExternal ? def.toExternal(live) : live),
+      applied: cloneJson(applied),
+      fieldManager: fieldManagerName(options.fieldManager, req.userAgent),
+      force: options.force,
+      schema: patchSchemaOf(def),
+      now: ctx.clock(),
+      apiVersion: apiVersionOf(def.group, def.version),
+      kind: def.kind,
+      ...(req.subresource ? { subresource: req.subresource } : {}),
+      ignoredFields: ignoredFieldsOf(def, req.subresource),
+    }) as KubeObject;
+    if (!isJsonObject(object.metadata)) object.metadata = {};
+    return object;
+  };
+  const optionErrors = validatePatchOptions('apply', { fieldManager: options.fieldManager, force: options.force });
+  if (optionErrors.length) throw new StatusError(patchOptionsInvalidStatus(optionErrors));
+  const appliedRv = isJsonObject(applied) && isJsonObject(applied.metadata) ? applied.metadata.resourceVersion : undefined;
+  const existing = ctx.store.get(def.storageKey, objectKey(req.namespace, req.name ?? ''));
+  if (!existing && !req.subresource) {
+    let object = apply(undefined);
+    checkName(object, req.name ?? '');
+    if (def.toStorage) object = def.toStorage(object);
+    checkNamespace(def, object, req.namespace);
+    const warnings = handleUnknownFields(def, object, options);
+    return admitAndCreate(ctx, req, object, options, warnings, false);
+  }
+  return guaranteedUpdate(ctx, {
+    req,
+    options,
+    isPut: false,
+    recordFields: false,
+    attempt(current) {
+      let object = apply(current);
+      checkPatchedIdentity(req, object);
+      if (def.toStorage) object = def.toStorage(object);
+      const warnings = handleUnknownFields(def, object, options);
+      return { object, precondition: typeof appliedRv === 'string' && appliedRv && appliedRv !== current.metadata.resourceVersion ? appliedRv : undefined, warnings };
+    },
+  });
+}

@@ -1,0 +1,260 @@
+// The write path shared by create, update, patch and apply: decoding checks, defaulting, admission,
+// the strategy's BeforeCreate/BeforeUpdate steps, validation, no-op detection, and the optimistic
+// read-modify-write against the store (GuaranteedUpdate: retried on a race unless the client gave a
+// resourceVersion precondition).
+
+import { alreadyExistsStatus, badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError } from '../errors.ts';
+import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
+import { generateNameFrom } from '../meta/names.ts';
+import { formatTimestamp } from '../meta/time.ts';
+import { apiVersionOf, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
+import { StorageError, type StoredEntry } from '../storage/store.ts';
+import { randomUUID } from 'node:crypto';
+import type { AdmissionAttributes, AdmissionOperation } from './admission.ts';
+import type { ServerContext } from './context.ts';
+import { manageFieldsOnUpdate, type FieldManagerRequest } from './field-manager.ts';
+import { fieldManagerName } from '../patch/index.ts';
+import type { WriteOptions } from './options.ts';
+import { parseResourceVersion } from './options.ts';
+import type { ApiRequest, ObjectResult } from './request.ts';
+import { invalidObject } from './status.ts';
+
+export const targetOf = (def: ResourceDefinition, name: string): { resource: string; group: string; name: string } => ({
+  resource: def.resource,
+  group: def.group,
+  name,
+});
+
+export function admissionAttributes(
+  req: ApiRequest,
+  operation: AdmissionOperation,
+  object: KubeObject | undefined,
+  oldObject: KubeObject | undefined,
+  dryRun: boolean,
+  options: Record<string, unknown>,
+): AdmissionAttributes {
+  const { def } = req;
+  return {
+    operation,
+    kind: { group: def.group, version: def.version, kind: def.kind },
+    resource: { group: def.group, version: def.version, resource: def.resource },
+    subresource: req.subresource,
+    namespace: def.namespaced ? req.namespace : undefined,
+    name: req.name ?? object?.metadata.name ?? '',
+    object,
+    oldObject,
+    dryRun,
+    options: { kind: options.kind, apiVersion: 'meta.k8s.io/v1', ...options, ...(dryRun ? { dryRun: ['All'] } : {}) },
+    userInfo: req.user,
+  };
+}
+
+/** Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. */
+export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, duplicates: readonly string[] = []): string[] {
+  const unknown = def.strategy.dropUnknownFields?.(object) ?? [];
+  const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
+  if (options.fieldValidation === 'Strict' && problems.length) {
+    throw new StatusError(
+      badRequestStatus(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${problems.join(', ')}`),
+    );
+  }
+  return options.fieldValidation === 'Warn' ? problems : [];
+}
+
+function fieldManagerRequest(req: ApiRequest, options: WriteOptions, now: number): FieldManagerRequest {
+  return {
+    manager: fieldManagerName(options.fieldManager, req.userAgent),
+    apiVersion: apiVersionOf(req.def.group, req.def.version),
+    subresource: req.subresource,
+    now,
+  };
+}
+
+/** Defaulting, admission, BeforeCreate, validation and storage of a new object. */
+export async function admitAndCreate(
+  ctx: ServerContext,
+  req: ApiRequest,
+  object: KubeObject,
+  options: WriteOptions,
+  warnings: string[],
+  recordFields: boolean,
+): Promise<ObjectResult> {
+  const { def } = req;
+  const now = ctx.clock();
+  const wctx: WriteContext = { now, dryRun: options.dryRun, operation: 'create' };
+  // Steps below may replace object.metadata (custom resource defaulting rebuilds the object), so it
+  // is read afresh each time.
+  if (!object.metadata.name && object.metadata.generateName) object.metadata.name = generateNameFrom(object.metadata.generateName);
+  // A Job's generated selector needs its uid while defaulting.
+  object.metadata.uid = randomUUID();
+  def.strategy.applyDefaults(object, wctx);
+  if (recordFields) manageFieldsOnUpdate(def, object, undefined, fieldManagerRequest(req, options, now));
+  const attributes = admissionAttributes(req, 'CREATE', object, undefined, options.dryRun, {
+    kind: 'CreateOptions',
+    ...(options.fieldManager ? { fieldManager: options.fieldManager } : {}),
+  });
+  warnings.push(...(await ctx.admission.admit(attributes)));
+
+  def.strategy.prepareForCreate(object, wctx);
+  const meta = object.metadata;
+  meta.creationTimestamp = formatTimestamp(now);
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.resourceVersion;
+  if (def.strategy.tracksGeneration) meta.generation = 1;
+  else delete meta.generation;
+  if (def.namespaced) meta.namespace = req.namespace;
+  const errors = def.strategy.validateCreate(object);
+  if (errors.length) throw invalidObject(def, meta.name ?? '', errors);
+  warnings.push(...(def.strategy.warnings?.(object) ?? []));
+  warnings.push(...(await ctx.admission.validate(attributes)));
+
+  const stored = withCanonicalKeyOrder(object);
+  if (options.dryRun) return { type: 'object', code: 201, object: stored, warnings };
+  const name = meta.name ?? '';
+  try {
+    const entry = ctx.store.create(def.storageKey, objectKey(req.namespace, name), stored);
+    return { type: 'object', code: 201, object: entry.object, entry, warnings };
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'exists') throw new StatusError(alreadyExistsStatus(targetOf(def, name)));
+    throw err;
+  }
+}
+
+export interface UpdateAttempt {
+  /** The object the client wants, built from the stored one (a PUT body, a patched copy). */
+  object: KubeObject;
+  /** A resourceVersion the client required (PUT body, or one a patch changed): a precondition. */
+  precondition: string | undefined;
+  warnings: string[];
+}
+
+export interface UpdatePlan {
+  req: ApiRequest;
+  options: WriteOptions;
+  /** PUT requires the RV for custom resources; patches never do. */
+  isPut: boolean;
+  /** Builds the desired object from the stored one; called again if a concurrent write won. */
+  attempt(current: KubeObject): Promise<UpdateAttempt> | UpdateAttempt;
+  /** Server-side apply records its own managed fields. */
+  recordFields: boolean;
+}
+
+const maxRetries = 16;
+
+/** Runs an update (PUT, PATCH or apply to an existing object) to completion. */
+export async function guaranteedUpdate(ctx: ServerContext, plan: UpdatePlan): Promise<ObjectResult> {
+  const { req } = plan;
+  const { def } = req;
+  const name = req.name ?? '';
+  const key = objectKey(req.namespace, name);
+  for (let retry = 0; ; retry++) {
+    const entry = ctx.store.get(def.storageKey, key);
+    if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));
+    const result = await updateOnce(ctx, plan, entry);
+    if (result !== 'retry') return result;
+    if (retry >= maxRetries) throw new StatusError(conflictStatus(targetOf(def, name)));
+  }
+}
+
+async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEntry): Promise<ObjectResult | 'retry'> {
+  const { req, options } = plan;
+  const { def } = req;
+  const name = req.name ?? '';
+  const current = entry.object;
+  const { object, precondition, warnings } = await plan.attempt(current);
+  if (precondition !== undefined) {
+    if (parseResourceVersion(precondition) !== entry.rv) throw new StatusError(conflictStatus(targetOf(def, name)));
+  } else if (plan.isPut && def.strategy.requiresResourceVersionOnUpdate) {
+    throw resourceVersionRequired(def, name);
+  }
+  const now = ctx.clock();
+  const wctx: WriteContext = { now, dryRun: options.dryRun, operation: 'update', old: current };
+  // `/finalize` changes exactly what the namespace defaults restore on update.
+  if (req.subresource !== 'finalize') def.strategy.applyDefaults(object, wctx);
+  if (plan.recordFields) manageFieldsOnUpdate(def, object, current, fieldManagerRequest(req, options, now));
+  const attributes = admissionAttributes(req, 'UPDATE', object, current, options.dryRun, {
+    kind: 'UpdateOptions',
+    ...(options.fieldManager ? { fieldManager: options.fieldManager } : {}),
+  });
+  object.metadata.resourceVersion = current.metadata.resourceVersion;
+  warnings.push(...(await ctx.admission.admit(attributes)));
+
+  beforeUpdate(def, req.subresource, object, current, wctx);
+  const errors = req.subresource === 'status' ? def.strategy.validateStatusUpdate(object, current) : def.strategy.validateUpdate(object, current);
+  if (errors.length) throw invalidObject(def, name, errors);
+  warnings.push(...(def.strategy.warnings?.(object) ?? []));
+  warnings.push(...(await ctx.admission.validate(attributes)));
+
+  if (isNoOp(object, current)) return { type: 'object', code: 200, object: current, entry, warnings };
+  const updated = withCanonicalKeyOrder(object);
+  if (options.dryRun) return { type: 'object', code: 200, object: updated, warnings };
+  try {
+    if (shouldDeleteDuringUpdate(def, updated, current)) {
+      ctx.store.delete(def.storageKey, entry.key, entry.rv);
+      updated.metadata.resourceVersion = String(entry.rv);
+      return { type: 'object', code: 200, object: updated, warnings };
+    }
+    delete updated.metadata.resourceVersion;
+    const stored = ctx.store.update(def.storageKey, entry.key, updated, entry.rv);
+    return { type: 'object', code: 200, object: stored.object, entry: stored, warnings };
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'conflict') {
+      if (precondition !== undefined) throw new StatusError(conflictStatus(targetOf(def, name)));
+      return 'retry';
+    }
+    if (err instanceof StorageError && err.code === 'notFound') throw new StatusError(notFoundStatus(targetOf(def, name)));
+    throw err;
+  }
+}
+
+/** rest.BeforeUpdate: system fields come from the stored object, then the strategy prepares. */
+function beforeUpdate(def: ResourceDefinition, subresource: string | undefined, object: KubeObject, old: KubeObject, wctx: WriteContext): void {
+  const meta = object.metadata;
+  const oldMeta = old.metadata;
+  if (def.strategy.tracksGeneration && oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+  else delete meta.generation;
+  if (!meta.uid) meta.uid = oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  if (def.namespaced) meta.namespace = oldMeta.namespace;
+  if (subresource === 'status') def.strategy.prepareForStatusUpdate(object, old, wctx);
+  else if (subresource === 'finalize' && def.strategy.prepareForFinalizeUpdate) def.strategy.prepareForFinalizeUpdate(object, old);
+  else def.strategy.prepareForUpdate(object, old, wctx);
+}
+
+/** A write that changes nothing but managedFields keeps the stored object and version, with no event. */
+function isNoOp(object: KubeObject, current: KubeObject): boolean {
+  const strip = (o: KubeObject): KubeObject => {
+    const { managedFields: _m, resourceVersion: _r, ...meta } = o.metadata;
+    return { ...o, metadata: meta };
+  };
+  return jsonEqual(strip(object), strip(current));
+}
+
+/** Once the last finalizer of an object being deleted goes, the object goes (pods: unless a grace period runs on a node). */
+function shouldDeleteDuringUpdate(def: ResourceDefinition, object: KubeObject, old: KubeObject): boolean {
+  if ((object.metadata.finalizers ?? []).length > 0) return false;
+  if (!old.metadata.deletionTimestamp) return false;
+  if (def.strategy.blocksDeletion?.(object)) return false;
+  const grace = old.metadata.deletionGracePeriodSeconds;
+  if (grace === undefined || grace === 0) return true;
+  return def.strategy.deleteDuringUpdateDespiteGrace?.(object) ?? false;
+}
+
+/** Custom resources require a resourceVersion on PUT; the error names the resource, not the Kind. */
+function resourceVersionRequired(def: ResourceDefinition, name: string): StatusError {
+  const qualified = def.group ? `${def.resource}.${def.group}` : def.resource;
+  const detail = 'Invalid value: 0x0: must be specified for an update';
+  return new StatusError(
+    failure(422, 'Invalid', `${qualified} "${name}" is invalid: metadata.resourceVersion: ${detail}`, {
+      name,
+      ...(def.group ? { group: def.group } : {}),
+      kind: def.resource,
+      causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'metadata.resourceVersion' }],
+    }),
+  );
+}

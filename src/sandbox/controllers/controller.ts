@@ -1,0 +1,25 @@
+// In-process controllers run inside the sandbox (the garbage collector, the namespace and CRD
+// controllers here; part 2's kubelet and workload controllers). They write through a LocalClient,
+// i.e. through the same request pipeline (admission, validation, metrics) as any API client.
+
+import type { LocalClient } from '../apiserver/local-client.ts';
+import type { Clock } from '../meta/time.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Store, StoreListener } from '../storage/store.ts';
+
+export interface ControllerContext {
+  /** Writes (and reads) through the request pipeline, as `system:serviceaccount:kube-system:<name>`. */
+  readonly client: LocalClient;
+  /** Every stored change in order, like a shared informer over all resources (read only). */
+  subscribe(listener: StoreListener): () => void;
+  /** The current stored state, like an always-synced informer cache. Never modify what it returns. */
+  readonly store: Pick<Store, 'get' | 'list' | 'locateUid' | 'currentRv'>;
+  readonly registry: Registry;
+  readonly clock: Clock;
+}
+
+export interface Controller {
+  readonly name: string;
+  /** Starts the controller; the returned function stops it. */
+  start(ctx: ControllerContext): () => void;
+}

@@ -1,0 +1,70 @@
+// A small deduplicating work queue for the sandbox's in-process controllers: a key queued twice is
+// processed once; a failed key is retried after a growing delay; processing is serial.
+
+export class WorkQueue {
+  readonly #pending = new Set<string>();
+  readonly #failures = new Map<string, number>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #process: (key: string) => Promise<void>;
+  readonly #onError: (key: string, err: unknown) => void;
+  #running = false;
+  #stopped = false;
+  #idle: (() => void)[] = [];
+
+  constructor(process: (key: string) => Promise<void>, onError: (key: string, err: unknown) => void = () => {}) {
+    this.#process = process;
+    this.#onError = onError;
+  }
+
+  add(key: string): void {
+    if (this.#stopped) return;
+    this.#pending.add(key);
+    if (!this.#running) {
+      this.#running = true;
+      setImmediate(() => void this.#drain());
+    }
+  }
+
+  addAfter(key: string, ms: number): void {
+    if (this.#stopped) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.add(key);
+    }, ms);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  /** Resolves once nothing is queued or being processed (delayed retries aside). */
+  idle(): Promise<void> {
+    if (!this.#running) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#pending.clear();
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  async #drain(): Promise<void> {
+    while (!this.#stopped && this.#pending.size) {
+      const key = this.#pending.values().next().value as string;
+      this.#pending.delete(key);
+      try {
+        await this.#process(key);
+        this.#failures.delete(key);
+      } catch (err) {
+        const failures = (this.#failures.get(key) ?? 0) + 1;
+        this.#failures.set(key, failures);
+        this.#onError(key, err);
+        this.addAfter(key, Math.min(5 * 2 ** failures, 1000));
+      }
+    }
+    this.#running = false;
+    const waiting = this.#idle;
+    this.#idle = [];
+    for (const resolve of waiting) resolve();
+  }
+}

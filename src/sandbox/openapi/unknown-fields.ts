@@ -1,0 +1,54 @@
+// Decoding a built-in kind drops the JSON fields its Go type does not have; the server reports them
+// as `unknown field "spec.containers[0].bogusField"` (a Warning, or a 400 with Strict validation).
+// This walks an object along its OpenAPI schema, removes such fields and returns their paths.
+
+import { isJsonObject } from '../meta/object.ts';
+import type { Schema } from './schema-builders.ts';
+
+type Schemas = Readonly<Record<string, Schema>>;
+
+function resolve(schemas: Schemas, schema: Schema | undefined): Schema | undefined {
+  let current = schema;
+  for (let depth = 0; current && depth < 8; depth++) {
+    const ref = typeof current.$ref === 'string' ? current.$ref : undefined;
+    const allOf = Array.isArray(current.allOf) ? (current.allOf[0] as Schema | undefined) : undefined;
+    if (ref) current = schemas[ref.slice(ref.lastIndexOf('/') + 1)];
+    else if (allOf) current = allOf;
+    else return current;
+  }
+  return current;
+}
+
+function walk(schemas: Schemas, schema: Schema | undefined, value: unknown, path: string, found: string[]): void {
+  const s = resolve(schemas, schema);
+  if (!s || s['x-kubernetes-preserve-unknown-fields'] === true) return;
+  if (Array.isArray(value)) {
+    if (s.items) value.forEach((item, i) => walk(schemas, s.items as Schema, item, `${path}[${i}]`, found));
+    return;
+  }
+  if (!isJsonObject(value)) return;
+  const properties = isJsonObject(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
+  if (properties) {
+    for (const key of Object.keys(value)) {
+      const child = path ? `${path}.${key}` : key;
+      const fieldSchema = properties[key];
+      if (!fieldSchema) {
+        found.push(child);
+        delete value[key];
+      } else {
+        walk(schemas, fieldSchema, value[key], child, found);
+      }
+    }
+    return;
+  }
+  if (isJsonObject(s.additionalProperties)) {
+    for (const [key, item] of Object.entries(value)) walk(schemas, s.additionalProperties as Schema, item, path ? `${path}.${key}` : key, found);
+  }
+}
+
+/** Removes the fields `schemaName` does not define from `object`; returns their paths, sorted. */
+export function dropUnknownFields(schemas: Schemas, schemaName: string, object: unknown): string[] {
+  const found: string[] = [];
+  walk(schemas, schemas[schemaName], object, '', found);
+  return found.sort();
+}

@@ -1,0 +1,292 @@
+// The built-in resources the sandbox serves, with their discovery facts, strategies and printers.
+
+import { readPath, type KubeObject } from '../meta/object.ts';
+import { formatLabelSelector } from '../tables/columns.ts';
+import { configMapPrinter, endpointsPrinter, eventPrinter, namespacePrinter, nodePrinter, podPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../tables/core-printers.ts';
+import { controllerRevisionPrinter, daemonSetPrinter, deploymentPrinter, jobPrinter, replicaSetPrinter, statefulSetPrinter } from '../tables/workload-printers.ts';
+import { endpointSlicePrinter, leasePrinter, webhookConfigurationPrinter } from '../tables/cluster-printers.ts';
+import { builtinRules } from './builtin-rules.ts';
+import { customResourceDefinitionResource } from './crd-resource.ts';
+import { allVerbs, defineResource } from './define.ts';
+import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
+import { beginNamespaceDeletion, namespaceBlocksDeletion, prepareNamespaceForFinalize } from './namespace-rules.ts';
+import { podDeletableDespiteGrace, podGracePeriod } from './pod-rules.ts';
+import { serviceAllocators, type ServiceAllocators, type StoredServices } from './service-allocation.ts';
+import { makeStrategy, type GenerationRule, type KindRules, type StatusMetadataRule } from './strategy.ts';
+import type { ResourceDefinition, ScaleSubresource, TablePrinter } from './types.ts';
+
+const emptyStatus = (): Record<string, unknown> => ({});
+/** The status the defaults module gave a new object (Pods, Services, Namespaces). */
+const defaultedStatus = (o: KubeObject): unknown => o.status;
+
+const workloadScale: ScaleSubresource = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+  selectorOf: (o) => {
+    const text = formatLabelSelector(readPath(o, ['spec', 'selector']));
+    return text === '<none>' ? '' : text;
+  },
+};
+
+interface Simple {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced?: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  table: TablePrinter;
+  generation?: GenerationRule;
+  status?: StatusMetadataRule;
+  initialStatus?: (o: KubeObject) => unknown;
+  scale?: ScaleSubresource;
+  verbs?: readonly string[];
+}
+
+function simple(spec: Simple, allocators: ServiceAllocators): ResourceDefinition {
+  const rules = builtinRules({ group: spec.group, version: spec.version, kind: spec.kind }, allocators);
+  return defineResource({
+    group: spec.group,
+    version: spec.version,
+    resource: spec.resource,
+    kind: spec.kind,
+    namespaced: spec.namespaced ?? true,
+    shortNames: spec.shortNames ?? [],
+    categories: spec.categories ?? [],
+    verbs: spec.verbs ?? allVerbs,
+    table: spec.table,
+    ...(spec.scale ? { scale: spec.scale } : {}),
+    strategy: makeStrategy({
+      rules,
+      ...(spec.generation ? { generation: spec.generation } : {}),
+      ...(spec.status ? { status: spec.status, initialStatus: spec.initialStatus ?? emptyStatus } : {}),
+    }),
+  });
+}
+
+/**
+ * Rules written for a view's shape (events.k8s.io field names) applied to objects kept in the
+ * storage shape (core Events): converted for each check, and converted back after defaulting.
+ */
+function inViewShape(rules: KindRules, toView: (o: KubeObject) => KubeObject, toStorage: (o: KubeObject) => KubeObject): KindRules {
+  return {
+    applyDefaults(object, ctx) {
+      const view = toView(object);
+      rules.applyDefaults(view, { ...ctx, ...(ctx.old ? { old: toView(ctx.old) } : {}) });
+      const stored = toStorage(view);
+      for (const key of Object.keys(object)) delete object[key];
+      Object.assign(object, stored);
+    },
+    validateCreate: (object) => rules.validateCreate(toView(object)),
+    validateUpdate: (object, old) => rules.validateUpdate(toView(object), toView(old)),
+    validateStatusUpdate: (object, old) => rules.validateStatusUpdate(toView(object), toView(old)),
+    dropUnknownFields(object) {
+      const view = toView(object);
+      const unknown = rules.dropUnknownFields?.(view) ?? [];
+      if (unknown.length) {
+        const stored = toStorage(view);
+        for (const key of Object.keys(object)) delete object[key];
+        Object.assign(object, stored);
+      }
+      return unknown;
+    },
+  };
+}
+
+export interface BuiltinDependencies {
+  /** The stored services, for cluster IP and node port allocation. */
+  services: StoredServices;
+}
+
+export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[] {
+  const allocators = serviceAllocators(deps.services);
+  const rules = (group: string, kind: string): ReturnType<typeof builtinRules> => builtinRules({ group, version: 'v1', kind }, allocators);
+  const other = (s: Simple): ResourceDefinition => simple(s, allocators);
+  const core = (s: Omit<Simple, 'group' | 'version'>): ResourceDefinition => other({ group: '', version: 'v1', ...s });
+  const apps = (s: Omit<Simple, 'group' | 'version'>): ResourceDefinition => other({ group: 'apps', version: 'v1', categories: ['all'], ...s });
+
+  const pods = defineResource({
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    table: podPrinter,
+    deleteReturnsObject: true,
+    strategy: makeStrategy({
+      rules: rules('', 'Pod'),
+      status: 'keep-metadata-but-owners',
+      initialStatus: defaultedStatus,
+      extras: { gracePeriod: podGracePeriod, deleteDuringUpdateDespiteGrace: podDeletableDespiteGrace },
+    }),
+  });
+
+  const namespaces = defineResource({
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    table: namespacePrinter,
+    deleteReturnsObject: true,
+    strategy: makeStrategy({
+      rules: rules('', 'Namespace'),
+      status: 'keep-metadata',
+      initialStatus: defaultedStatus,
+      prepareForFinalize: prepareNamespaceForFinalize,
+      extras: { beginDeletion: beginNamespaceDeletion, blocksDeletion: namespaceBlocksDeletion },
+    }),
+  });
+
+  const services = defineResource({
+    group: '',
+    version: 'v1',
+    resource: 'services',
+    kind: 'Service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    table: servicePrinter,
+    deleteReturnsObject: true,
+    strategy: makeStrategy({
+      rules: rules('', 'Service'),
+      status: 'keep-metadata',
+      initialStatus: defaultedStatus,
+    }),
+  });
+
+  const coreEvents = core({ resource: 'events', kind: 'Event', shortNames: ['ev'], table: eventPrinter });
+  const eventsV1 = defineResource({
+    group: 'events.k8s.io',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    storage: { group: '', version: 'v1', resource: 'events', kind: 'Event' },
+    table: { columns: eventPrinter.columns, cells: (o, now) => eventPrinter.cells(eventsV1ToCoreEvent(o), now) },
+    strategy: makeStrategy({ rules: inViewShape(rules('events.k8s.io', 'Event'), coreEventToEventsV1, eventsV1ToCoreEvent) }),
+    toExternal: coreEventToEventsV1,
+    toStorage: eventsV1ToCoreEvent,
+  });
+
+  const daemonSets = defineResource({
+    group: 'apps',
+    version: 'v1',
+    resource: 'daemonsets',
+    kind: 'DaemonSet',
+    namespaced: true,
+    shortNames: ['ds'],
+    categories: ['all'],
+    table: daemonSetPrinter,
+    strategy: makeStrategy({
+      rules: rules('apps', 'DaemonSet'),
+      generation: 'spec',
+      status: 'keep-metadata',
+      initialStatus: emptyStatus,
+    }),
+  });
+
+  const jobs = defineResource({
+    group: 'batch',
+    version: 'v1',
+    resource: 'jobs',
+    kind: 'Job',
+    namespaced: true,
+    categories: ['all'],
+    table: jobPrinter,
+    strategy: makeStrategy({
+      rules: rules('batch', 'Job'),
+      generation: 'spec',
+      status: 'keep-metadata',
+      initialStatus: emptyStatus,
+      extras: { defaultPropagation: 'Orphan' },
+    }),
+  });
+
+  return [
+    core({ resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'], table: configMapPrinter }),
+    core({ resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'], table: endpointsPrinter }),
+    coreEvents,
+    namespaces,
+    core({
+      resource: 'nodes',
+      kind: 'Node',
+      namespaced: false,
+      shortNames: ['no'],
+      table: nodePrinter,
+      status: 'keep-metadata',
+      initialStatus: (node) => node.status,
+    }),
+    pods,
+    core({ resource: 'secrets', kind: 'Secret', table: secretPrinter }),
+    core({ resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], table: serviceAccountPrinter }),
+    services,
+    apps({ resource: 'controllerrevisions', kind: 'ControllerRevision', categories: [], table: controllerRevisionPrinter }),
+    daemonSets,
+    apps({
+      resource: 'deployments',
+      kind: 'Deployment',
+      shortNames: ['deploy'],
+      table: deploymentPrinter,
+      generation: 'spec-and-annotations',
+      status: 'keep-metadata-but-labels',
+      scale: workloadScale,
+    }),
+    apps({
+      resource: 'replicasets',
+      kind: 'ReplicaSet',
+      shortNames: ['rs'],
+      table: replicaSetPrinter,
+      generation: 'spec',
+      status: 'keep-metadata-but-labels',
+      scale: workloadScale,
+    }),
+    apps({
+      resource: 'statefulsets',
+      kind: 'StatefulSet',
+      shortNames: ['sts'],
+      table: statefulSetPrinter,
+      generation: 'spec',
+      status: 'keep-metadata-but-labels',
+      scale: workloadScale,
+    }),
+    eventsV1,
+    jobs,
+    other({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'mutatingwebhookconfigurations',
+      kind: 'MutatingWebhookConfiguration',
+      namespaced: false,
+      categories: ['api-extensions'],
+      table: webhookConfigurationPrinter,
+      generation: 'all-but-metadata',
+    }),
+    other({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'validatingwebhookconfigurations',
+      kind: 'ValidatingWebhookConfiguration',
+      namespaced: false,
+      categories: ['api-extensions'],
+      table: webhookConfigurationPrinter,
+      generation: 'all-but-metadata',
+    }),
+    customResourceDefinitionResource(),
+    other({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', table: leasePrinter }),
+    other({
+      group: 'discovery.k8s.io',
+      version: 'v1',
+      resource: 'endpointslices',
+      kind: 'EndpointSlice',
+      table: endpointSlicePrinter,
+      generation: 'all-but-metadata',
+    }),
+  ];
+}

@@ -1,0 +1,170 @@
+// Discovery, OpenAPI, Table output and /metrics, and the kubectl commands that depend on them
+// (api-resources, get, describe, explain).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { podManifest, skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
+
+let h: Harness;
+let core: CoreV1Api;
+const ns = 'disc';
+const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+before(async () => {
+  h = await startHarness();
+  core = h.kc.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  await core.createNamespacedPod({ namespace: ns, body: podManifest('t1', { spec: { readinessGates: [{ conditionType: 'example.com/ready' }] } }) as V1Pod });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cm' }, data: { a: '1', b: '2' } } });
+});
+after(() => h.stop());
+
+describe('discovery', () => {
+  test('/version, /api and /api/v1 have the real shapes', async () => {
+    const version = await h.http('GET', '/version');
+    assert.equal(version.json.major, '1');
+    assert.equal(version.json.minor, '32');
+    const api = await h.http('GET', '/api');
+    assert.equal(api.json.kind, 'APIVersions');
+    assert.deepEqual(api.json.versions, ['v1']);
+    const v1 = await h.http('GET', '/api/v1');
+    assert.deepEqual(Object.keys(v1.json), ['kind', 'groupVersion', 'resources']);
+    const pods = v1.json.resources.find((r: { name: string }) => r.name === 'pods');
+    assert.deepEqual(pods, {
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['po'],
+      categories: ['all'],
+      storageVersionHash: 'xPOwRZ+Yhw8=',
+    });
+    assert.deepEqual(v1.json.resources.find((r: { name: string }) => r.name === 'pods/status'), {
+      name: 'pods/status',
+      singularName: '',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['get', 'patch', 'update'],
+    });
+  });
+
+  test('/apis and /apis/apps/v1 list groups and subresources', async () => {
+    const groups = await h.http('GET', '/apis');
+    const names = groups.json.groups.map((g: { name: string }) => g.name);
+    for (const g of ['apps', 'batch', 'coordination.k8s.io', 'events.k8s.io', 'discovery.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io']) {
+      assert.ok(names.includes(g), g);
+    }
+    const appsV1 = await h.http('GET', '/apis/apps/v1');
+    assert.equal(appsV1.json.apiVersion, 'v1');
+    assert.deepEqual(appsV1.json.resources.find((r: { name: string }) => r.name === 'deployments/scale'), {
+      name: 'deployments/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+  });
+
+  test('aggregated discovery answers kubectl’s Accept header', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+    const res = await h.http('GET', '/apis', undefined, { Accept: accept });
+    assert.equal(res.headers.get('content-type'), 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    assert.equal(res.headers.get('x-varied-accept'), accept);
+    const apps = res.json.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'apps');
+    const deployments = apps.versions[0].resources.find((r: { resource: string }) => r.resource === 'deployments');
+    assert.deepEqual(deployments.responseKind, { group: '', version: '', kind: 'Deployment' });
+    assert.deepEqual(deployments.subresources.map((s: { subresource: string }) => s.subresource), ['scale', 'status']);
+    const legacy = await h.http('GET', '/api', undefined, { Accept: accept });
+    assert.deepEqual(legacy.json.items[0].metadata, { creationTimestamp: null });
+  });
+
+  test('OpenAPI v3: an index of hashed group-version documents with the kinds’ schemas', async () => {
+    const index = await h.http('GET', '/openapi/v3');
+    assert.equal(index.headers.get('content-type'), 'text/plain; charset=utf-8');
+    const url: string = index.json.paths['api/v1'].serverRelativeURL;
+    const doc = await h.http('GET', url);
+    assert.equal(doc.headers.get('cache-control'), 'public, immutable');
+    assert.equal(doc.json.openapi, '3.0.0');
+    assert.ok(doc.json.components.schemas['io.k8s.api.core.v1.Pod']);
+    const wrong = await fetch(`${h.sandbox.url}/openapi/v3/api/v1?hash=WRONG`, { redirect: 'manual' });
+    assert.equal(wrong.status, 301);
+  });
+});
+
+describe('Table output', () => {
+  test('pods: kubectl’s columns, string cells, PartialObjectMetadata rows', async () => {
+    const res = await h.http('GET', `/api/v1/namespaces/${ns}/pods?limit=500`, undefined, { Accept: tableAccept });
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    assert.equal(res.json.kind, 'Table');
+    assert.deepEqual(
+      res.json.columnDefinitions.map((c: { name: string; priority: number }) => [c.name, c.priority]),
+      [['Name', 0], ['Ready', 0], ['Status', 0], ['Restarts', 0], ['Age', 0], ['IP', 1], ['Node', 1], ['Nominated Node', 1], ['Readiness Gates', 1]],
+    );
+    const [row] = res.json.rows;
+    assert.deepEqual(row.cells.slice(0, 4), ['t1', '0/1', 'Pending', '0']);
+    assert.match(row.cells[4], /^\d+s$/);
+    assert.deepEqual(row.cells.slice(5), ['<none>', '<none>', '<none>', '0/1']);
+    assert.equal(row.object.kind, 'PartialObjectMetadata');
+    const none = await h.http('GET', `/api/v1/namespaces/${ns}/pods?includeObject=None`, undefined, { Accept: tableAccept });
+    assert.equal(none.json.rows[0].object, null);
+  });
+
+  test('configmaps: Name, Data, Age; a single GET is a one-row Table', async () => {
+    const res = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm`, undefined, { Accept: tableAccept });
+    assert.deepEqual(res.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Data', 'Age']);
+    assert.equal(res.json.rows.length, 1);
+    assert.deepEqual(res.json.rows[0].cells.slice(0, 2), ['cm', 2]);
+  });
+
+  test('PartialObjectMetadataList, YAML, and 406 for unsupported types', async () => {
+    const partial = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { Accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' });
+    assert.equal(partial.json.kind, 'PartialObjectMetadataList');
+    assert.deepEqual(Object.keys(partial.json.items[0]), ['kind', 'apiVersion', 'metadata']);
+    const yaml = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm`, undefined, { Accept: 'application/yaml' });
+    assert.match(yaml.text, /^kind: ConfigMap\n/);
+    const html = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { Accept: 'text/html' });
+    assert.equal(html.status, 406);
+    assert.match(html.text, /^406: Not Acceptable/);
+  });
+});
+
+describe('/metrics', () => {
+  test('counts writes per resource, subresource and verb in the Prometheus text format', async () => {
+    const before = h.sandbox.writeCount('configmaps', 'create');
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'm1' } } });
+    await core.replaceNamespacedPodStatus({ name: 't1', namespace: ns, body: (await core.readNamespacedPod({ name: 't1', namespace: ns })) });
+    const res = await h.http('GET', '/metrics');
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    assert.match(res.text, /^# HELP sandbox_api_writes_total /m);
+    assert.match(res.text, /^# TYPE sandbox_api_writes_total counter$/m);
+    assert.match(res.text, new RegExp(`^sandbox_api_writes_total\\{group="",resource="configmaps",subresource="",verb="create"\\} ${before + 1}$`, 'm'));
+    assert.match(res.text, /^sandbox_api_writes_total\{group="",resource="pods",subresource="status",verb="update"\} 1$/m);
+    assert.equal(h.sandbox.writeCount('configmaps', 'create'), before + 1);
+  });
+});
+
+describe('kubectl over discovery, tables and OpenAPI', { skip: skipWithoutKubectl }, () => {
+  test('api-resources, get -o wide, describe, explain', async () => {
+    const resources = await h.kubectl(['api-resources', '--api-group=apps', '-o', 'name']);
+    assert.deepEqual(resources.stdout.trim().split('\n').sort(), [
+      'controllerrevisions.apps',
+      'daemonsets.apps',
+      'deployments.apps',
+      'replicasets.apps',
+      'statefulsets.apps',
+    ]);
+    const wide = await h.kubectl(['get', 'pods', '-n', ns, '-o', 'wide']);
+    assert.match(wide.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\n/);
+    assert.match(wide.stdout, /\nt1\s+0\/1\s+Pending\s+0\s+\d+s\s+<none>\s+<none>\s+<none>\s+0\/1\n/);
+    const described = await h.kubectl(['describe', 'pod', 't1', '-n', ns]);
+    assert.match(described.stdout, /^Name:\s+t1$/m);
+    assert.match(described.stdout, /^QoS Class:\s+BestEffort$/m);
+    const explained = await h.kubectl(['explain', 'pods.spec.containers']);
+    assert.match(explained.stdout, /^KIND:\s+Pod$/m);
+    assert.match(explained.stdout, /^\s+image\s+<string>$/m);
+  });
+});

@@ -1,0 +1,120 @@
+// Shared set-up of the sandbox conformance suite: a sandbox per test file, a @kubernetes/client-node
+// KubeConfig for it, raw HTTP for exact status codes and bodies, and kubectl when it is installed.
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+
+export interface Harness {
+  sandbox: Sandbox;
+  kc: KubeConfig;
+  kubeconfigPath: string;
+  /** Raw HTTP against the sandbox: status code, headers and parsed (or text) body. */
+  http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RawResponse>;
+  /** Runs kubectl against the sandbox (asynchronously: the server lives in this process). */
+  kubectl(args: string[], input?: string): Promise<KubectlResult>;
+  stop(): Promise<void>;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function findKubectl(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir, 'kubectl');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export const kubectlPath = findKubectl();
+
+/** `skip` option for node:test when kubectl is missing (the reason is printed by the runner). */
+export const skipWithoutKubectl: string | false = kubectlPath ? false : 'kubectl is not installed on this machine';
+
+export async function startHarness(options: SandboxOptions = {}): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'podops-sandbox-test-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sandbox = await startSandbox(options);
+  await writeFile(kubeconfigPath, sandbox.kubeconfig);
+  const kc = new KubeConfig();
+  kc.loadFromString(sandbox.kubeconfig);
+  return {
+    sandbox,
+    kc,
+    kubeconfigPath,
+    async http(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
+      }
+      const res = await fetch(`${sandbox.url}${path}`, init);
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, headers: res.headers, text, json };
+    },
+    kubectl(args, input) {
+      return new Promise((resolve) => {
+        const child = execFile(
+          kubectlPath ?? 'kubectl',
+          [`--kubeconfig=${kubeconfigPath}`, `--cache-dir=${join(dir, 'cache')}`, ...args],
+          { timeout: 30_000 },
+          (err, stdout, stderr) => {
+            const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+            resolve({ code, stdout, stderr });
+          },
+        );
+        if (input !== undefined) child.stdin?.end(input);
+        else child.stdin?.end();
+      });
+    },
+    async stop() {
+      await sandbox.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined (or fails after `timeoutMs`). */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const podManifest = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, ...((extra.metadata as object) ?? {}) },
+  spec: { containers: [{ name: 'c', image: 'nginx:1.27' }], ...((extra.spec as object) ?? {}) },
+});
