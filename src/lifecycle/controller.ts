@@ -53,12 +53,20 @@ export interface ReconcilePlan {
   serviceReady?: { status: ServiceReadyStatus; event: string };
 }
 
+const PRE_CHECK_KEY_PREFIX = `${idLabelPrefix('pre-check')}/`;
+const POST_CHECK_KEY_PREFIX = `${idLabelPrefix('post-check')}/`;
+
 /** Stages a pod is in, by upstream's predicates: any `pre-check.*` / `post-check.*` label. */
 export function transitionStages(pod: Pod): TransitionStage[] {
+  let preCheck = false;
+  let postCheck = false;
+  for (const key in pod.metadata.labels) {
+    if (!preCheck && key.startsWith(PRE_CHECK_KEY_PREFIX)) preCheck = true;
+    else if (!postCheck && key.startsWith(POST_CHECK_KEY_PREFIX)) postCheck = true;
+  }
   const stages: TransitionStage[] = [];
-  const keys = Object.keys(pod.metadata.labels ?? {});
-  if (keys.some((k) => k.startsWith(`${idLabelPrefix('pre-check')}/`))) stages.push(PRE_CHECK_STAGE);
-  if (keys.some((k) => k.startsWith(`${idLabelPrefix('post-check')}/`))) stages.push(POST_CHECK_STAGE);
+  if (preCheck) stages.push(PRE_CHECK_STAGE);
+  if (postCheck) stages.push(POST_CHECK_STAGE);
   return stages;
 }
 

@@ -1,0 +1,82 @@
+// The lifecycle controller's view: a stage passes when every PodTransitionRule of the namespace that
+// lists the pod reports the stage as passed (kuperator-reference 4.9), with upstream's messages.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { PodTransitionRule, PodTransitionRuleStatus } from '../api/podtransitionrule.ts';
+import { reconcilePod } from '../lifecycle/controller.ts';
+import { evaluate } from './evaluate.ts';
+import { NAMESPACE, ptr, stagePod } from './fixtures.test-support.ts';
+import { detailAnnotationValue, transitionVerdict } from './verdict.ts';
+
+const withStatus = (name: string, status: PodTransitionRuleStatus, namespace = NAMESPACE): PodTransitionRule => {
+  const rule = ptr([], { name, status });
+  rule.metadata.namespace = namespace;
+  return rule;
+};
+const pod = stagePod('web-1', { stage: 'both' });
+
+describe('transitionVerdict', () => {
+  test('no rule lists the pod: passed', () => {
+    assert.deepEqual(transitionVerdict([], pod, 'PreCheck'), { passed: true, message: 'No podTransitionRules found' });
+    assert.deepEqual(transitionVerdict([withStatus('other', { targets: ['web-2'] })], pod, 'PreCheck'), { passed: true, message: 'No podTransitionRules found' });
+  });
+
+  test('rules of another namespace do not count, even for a pod of the same name', () => {
+    const elsewhere = withStatus('strict', { targets: ['web-1'], details: [{ name: 'web-1', stage: 'PreCheck', passed: false }] }, 'elsewhere');
+    assert.equal(transitionVerdict([elsewhere], pod, 'PreCheck').passed, true);
+  });
+
+  test('a rule listing the pod without a detail for the stage blocks: waiting for processing', () => {
+    const fresh = withStatus('fresh', { targets: ['web-1'] });
+    assert.deepEqual(transitionVerdict([fresh], pod, 'PreCheck'), { passed: false, message: '[waiting for podtransitionrule fresh processing. ]' });
+    const otherStage = withStatus('stale', { targets: ['web-1'], details: [{ name: 'web-1', stage: 'PreCheck', passed: true }] });
+    assert.deepEqual(transitionVerdict([otherStage], pod, 'PostCheck'), { passed: false, message: '[waiting for podtransitionrule stale processing. ]' });
+    assert.deepEqual(transitionVerdict([otherStage], pod, 'PreCheck'), { passed: true });
+  });
+
+  test('every listing rule must pass; rejections are listed rule by rule in name order', () => {
+    const rules = [
+      withStatus('b-rule', {
+        targets: ['web-1'],
+        details: [{ name: 'web-1', stage: 'PreCheck', passed: false, rejectInfo: [{ ruleName: 'max', reason: 'too many' }, { ruleName: 'labels', reason: 'not ready' }] }],
+      }),
+      withStatus('a-rule', { targets: ['web-1'] }),
+      withStatus('c-rule', { targets: ['web-1'], details: [{ name: 'web-1', stage: 'PreCheck', passed: true }] }),
+    ];
+    assert.deepEqual(transitionVerdict(rules, pod, 'PreCheck'), {
+      passed: false,
+      message: '[waiting for podtransitionrule a-rule processing. ][PodTransitionRule: b-rule, RejectInfo: max:too many, labels:not ready] ',
+    });
+  });
+
+  test('end to end with the lifecycle controller: pre-checked only once the rule passes the pod', () => {
+    const rule = ptr([{ name: 'ready', labelCheck: { requires: { matchLabels: { ready: 'true' } } } }]);
+    const plan = (p: typeof pod) => {
+      const status = evaluate({ ptr: rule, pods: [p], now: 1n }).status;
+      return reconcilePod({ pod: p, now: 2n, transition: (stage) => transitionVerdict([{ ...rule, status }], p, stage), service: () => undefined });
+    };
+    assert.equal(plan(stagePod('web-1', { available: false })), undefined);
+    assert.equal(plan(stagePod('web-1', { available: false, labels: { ready: 'true' } }))?.reason, 'PreChecked');
+  });
+});
+
+describe('detailAnnotationValue', () => {
+  test('the pod’s detail without name and passedRules; Unknown when in no stage', () => {
+    const rule = withStatus('r', {
+      details: [{ name: 'web-1', stage: 'PreCheck', passed: false, passedRules: ['a'], rejectInfo: [{ ruleName: 'b', reason: 'no' }] }],
+    });
+    assert.equal(detailAnnotationValue(rule, 'web-1'), '{"stage":"PreCheck","passed":false,"rejectInfo":[{"ruleName":"b","reason":"no"}]}');
+    assert.equal(detailAnnotationValue(rule, 'web-2'), '{"stage":"Unknown","passed":true}');
+  });
+
+  test('a pod in both stages: the first stage, passed only if both passed, every rejection', () => {
+    const rule = withStatus('r', {
+      details: [
+        { name: 'web-1', stage: 'PreCheck', passed: true },
+        { name: 'web-1', stage: 'PostCheck', passed: false, rejectInfo: [{ ruleName: 'p', reason: 'wait' }] },
+      ],
+    });
+    assert.equal(detailAnnotationValue(rule, 'web-1'), '{"stage":"PreCheck","passed":false,"rejectInfo":[{"ruleName":"p","reason":"wait"}]}');
+  });
+});

@@ -1,0 +1,57 @@
+// How PodTransitionRule results reach the lifecycle controller (kuperator-reference 4.9): a pod passes a
+// stage when every rule of its namespace that lists it in status.targets reports that stage as passed.
+
+import type { Pod } from '../api/kube.ts';
+import type { PodTransitionDetail, PodTransitionRule } from '../api/podtransitionrule.ts';
+import type { TransitionStage } from '../api/protocol.ts';
+import type { TransitionVerdict } from '../lifecycle/controller.ts';
+
+export const NO_RULES_MESSAGE = 'No podTransitionRules found';
+
+/**
+ * The verdict for `pod` in `stage`, from the PodTransitionRules of the pod's namespace (others are
+ * ignored: upstream's lookup is cluster-wide by pod name). A rule listing the pod blocks until its status
+ * holds a detail for the pod in this stage; a detail that did not pass blocks with its reject reasons.
+ * Messages are upstream's, rules in name order.
+ */
+export function transitionVerdict(rules: readonly PodTransitionRule[], pod: Pod, stage: TransitionStage): TransitionVerdict {
+  const name = pod.metadata.name ?? '';
+  const namespace = pod.metadata.namespace ?? '';
+  const listing = rules
+    .filter((r) => (r.metadata.namespace ?? '') === namespace && (r.status?.targets ?? []).includes(name))
+    .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  if (listing.length === 0) return { passed: true, message: NO_RULES_MESSAGE };
+  let passed = true;
+  let message = '';
+  for (const rule of listing) {
+    const ruleName = rule.metadata.name ?? '';
+    const detail = rule.status?.details?.find((d) => d.name === name && d.stage === stage);
+    if (detail === undefined) {
+      passed = false;
+      message += `[waiting for podtransitionrule ${ruleName} processing. ]`;
+    } else if (!detail.passed) {
+      passed = false;
+      const reasons = (detail.rejectInfo ?? []).map((r) => `${r.ruleName ?? ''}:${r.reason ?? ''}`).join(', ');
+      message += `[PodTransitionRule: ${ruleName}, RejectInfo: ${reasons}] `;
+    }
+  }
+  return passed ? { passed } : { passed, message };
+}
+
+/**
+ * The value of the pod's `detail.podtransitionrule.kusionstack.io/<ptr>` annotation: `{stage, passed,
+ * rejectInfo}` of its detail, `{"stage":"Unknown","passed":true}` when it is in no stage. A pod in both
+ * stages gets its first stage, passed only if both passed, and both rejections.
+ */
+export function detailAnnotationValue(ptr: PodTransitionRule, podName: string): string {
+  const details = (ptr.status?.details ?? []).filter((d) => d.name === podName);
+  const first = details[0];
+  if (first === undefined) return JSON.stringify({ stage: 'Unknown', passed: true });
+  const rejectInfo = details.flatMap((d) => d.rejectInfo ?? []);
+  const merged: PodTransitionDetail = {
+    ...(first.stage ? { stage: first.stage } : {}),
+    passed: details.every((d) => d.passed),
+    ...(rejectInfo.length > 0 ? { rejectInfo } : {}),
+  };
+  return JSON.stringify(merged);
+}
