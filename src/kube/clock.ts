@@ -30,3 +30,13 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Now as Unix nanoseconds (the protocol's label values), with microsecond resolution: consecutive calls in
+ * one millisecond still differ.
+ */
+export const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
+
+/** Resolves when the signal aborts (timers cannot wait that long: they overflow at 2^31 - 1 ms). */
+export const untilAborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));

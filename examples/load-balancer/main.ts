@@ -1,0 +1,15 @@
+// Runs the example cooperation controller: `node examples/load-balancer/main.ts [--kubeconfig PATH]`.
+
+import { parseArgs } from 'node:util';
+import { KubeClient } from '../../src/kube/client.ts';
+import { createLogger } from '../../src/kube/log.ts';
+import { startLoadBalancerController } from './controller.ts';
+
+const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });
+const client = KubeClient.load(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {});
+const abort = new AbortController();
+process.once('SIGINT', () => abort.abort());
+process.once('SIGTERM', () => abort.abort());
+const { done } = startLoadBalancerController(client, abort.signal, { logger: createLogger(), log: (line) => console.log(line) });
+await done;
+client.close();

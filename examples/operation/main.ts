@@ -1,0 +1,16 @@
+// Runs the example operation controller: `node examples/operation/main.ts [--kubeconfig PATH]`, then
+// `kubectl annotate pod web-0 podops.example/restart=$(date +%s)` and watch the pod's lifecycle with
+// `podops status`.
+
+import { parseArgs } from 'node:util';
+import { KubeClient } from '../../src/kube/client.ts';
+import { createLogger } from '../../src/kube/log.ts';
+import { startRestartController } from './restart-controller.ts';
+
+const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });
+const client = KubeClient.load(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {});
+const abort = new AbortController();
+process.once('SIGINT', () => abort.abort());
+process.once('SIGTERM', () => abort.abort());
+await startRestartController(client, abort.signal, createLogger());
+client.close();

@@ -1,0 +1,76 @@
+// An example operation controller, written with podops' SDK: a controlled pod annotated
+// `podops.example/restart=<token>` gets a PodOpsLifecycle of type `restart`; once podops allows the operation
+// (the pod is out of traffic and its checks passed), the controller "restarts" it (here it records the token
+// in `podops.example/restarted`, where a real one would restart containers) and finishes the lifecycle.
+
+import type { Pod } from '../../src/api/kube.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../src/api/protocol.ts';
+import { isConflict, isNotFound, type KubeClient } from '../../src/kube/client.ts';
+import { nowNanos } from '../../src/kube/clock.ts';
+import { Controller, keyOf, type Reconciler, type Request, type Result } from '../../src/kube/controller.ts';
+import { Informer } from '../../src/kube/informer.ts';
+import { silentLogger, type Logger } from '../../src/kube/log.ts';
+import { PODS } from '../../src/kube/resources.ts';
+import { patchPodMetadata } from '../../src/controllers/metadata-patch.ts';
+import { allowOps, begin, finish, hasLifecycle, isDuringOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
+
+export const RESTART_ANNOTATION = 'podops.example/restart';
+export const RESTARTED_ANNOTATION = 'podops.example/restarted';
+
+export const restartAdapter: LifecycleAdapter = { id: 'example-restart', type: 'restart', allowMultiType: true };
+
+export class RestartReconciler implements Reconciler {
+  readonly #client: KubeClient;
+  readonly #pods: Informer<Pod>;
+  readonly #delaySeconds: number;
+
+  constructor(client: KubeClient, pods: Informer<Pod>, operationDelaySeconds = 0) {
+    this.#client = client;
+    this.#pods = pods;
+    this.#delaySeconds = operationDelaySeconds;
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+    const pod = this.#pods.get(namespace, name);
+    const token = pod?.metadata.annotations?.[RESTART_ANNOTATION];
+    if (!pod || token === undefined || pod.metadata.annotations?.[RESTARTED_ANNOTATION] === token) return;
+    const now = nowNanos();
+    try {
+      if (!isDuringOps(restartAdapter, pod)) {
+        // A lifecycle of ours that is still completing: wait for it to end before starting the next one.
+        if (hasLifecycle(restartAdapter.id, pod)) return;
+        const { pod: begun, changed } = begin(restartAdapter, pod, now);
+        if (changed) await patchPodMetadata(this.#client, pod, begun);
+        return;
+      }
+      const { allowed, requeueAfterMs } = allowOps(restartAdapter, this.#delaySeconds, pod, now);
+      if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
+      const record = (p: Pod): boolean => {
+        p.metadata.annotations = { ...p.metadata.annotations, [RESTARTED_ANNOTATION]: token };
+        return true;
+      };
+      const { pod: finished } = finish(restartAdapter, pod, now, record);
+      await patchPodMetadata(this.#client, pod, finished);
+    } catch (err) {
+      if (isNotFound(err)) return;
+      if (isConflict(err)) return { requeue: true };
+      throw err;
+    }
+    return;
+  }
+}
+
+export function startRestartController(client: KubeClient, signal: AbortSignal, logger: Logger = silentLogger()): Promise<void> {
+  const pods = new Informer<Pod>({ client, type: PODS, labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`, logger });
+  const controller = new Controller({ name: 'example-restart', workers: 2, logger, reconciler: new RestartReconciler(client, pods) });
+  const enqueue = (pod: Pod): void => {
+    if (pod.metadata.annotations?.[RESTART_ANNOTATION] !== undefined) controller.enqueue(keyOf(pod.metadata.namespace, pod.metadata.name ?? ''));
+  };
+  pods.addHandler({ onAdd: enqueue, onUpdate: (_p, pod) => enqueue(pod) });
+  return (async () => {
+    const informer = pods.run(signal);
+    await pods.waitForSync(signal);
+    await controller.run(signal);
+    await informer;
+  })();
+}

@@ -1,0 +1,25 @@
+// Resource-version expectations: after writing an object, skip reconciles of it until the cache has caught
+// up with that write (upstream's ResourceVersionExpectation), so a stale cache never causes a second,
+// conflicting write. Resource versions are compared as integers when both parse (etcd's are), otherwise
+// only equality counts.
+
+export class ResourceVersionExpectations {
+  readonly #expected = new Map<string, string>();
+
+  expect(key: string, resourceVersion: string | undefined): void {
+    if (resourceVersion) this.#expected.set(key, resourceVersion);
+  }
+
+  forget(key: string): void {
+    this.#expected.delete(key);
+  }
+
+  /** The cached version is at least the one we wrote (then the expectation is dropped). */
+  satisfied(key: string, cached: string | undefined): boolean {
+    const expected = this.#expected.get(key);
+    if (expected === undefined || cached === undefined) return true;
+    const behind = /^\d+$/.test(expected) && /^\d+$/.test(cached) ? BigInt(cached) < BigInt(expected) : false;
+    if (!behind) this.#expected.delete(key);
+    return !behind;
+  }
+}

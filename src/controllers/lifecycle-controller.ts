@@ -1,0 +1,125 @@
+// The lifecycle controller: a thin driver of src/lifecycle's reconcilePod. It reads the pod from the cache,
+// asks the pure core for the next write, and writes it as a merge patch guarded by resourceVersion: labels
+// and annotations on the pod, or through pods/status when the service-ready condition changes (the pod
+// status strategy keeps label changes made there, so a plan is always one request).
+
+import type { Pod, Service } from '../api/kube.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
+import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { nowNanos } from '../kube/clock.ts';
+import { keyOf, type Reconciler, type Request, type Result } from '../kube/controller.ts';
+import type { EventRecorder } from '../kube/events.ts';
+import type { Informer } from '../kube/informer.ts';
+import { silentLogger, type Logger } from '../kube/log.ts';
+import { PODS, SERVICES } from '../kube/resources.ts';
+import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/controller.ts';
+import { InvalidLabelError } from '../lifecycle/parse.ts';
+import { InvalidAnnotationError, missingExpectedFinalizers } from '../lifecycle/pod.ts';
+import type { Nanos } from '../lifecycle/time.ts';
+import { ResourceVersionExpectations } from './expectations.ts';
+
+/** The PodTransitionRule verdict for a pod in a stage. */
+export interface TransitionChecker {
+  verdict(pod: Pod, stage: TransitionStage): TransitionVerdict;
+}
+
+/** Until PodTransitionRules are installed, every stage passes. */
+export const passAllTransitions: TransitionChecker = { verdict: () => ({ passed: true }) };
+
+export interface LifecycleControllerOptions {
+  client: KubeClient;
+  pods: Informer<Pod>;
+  events?: EventRecorder;
+  transitions?: TransitionChecker;
+  now?: () => Nanos;
+  logger?: Logger;
+}
+
+export const LIFECYCLE_CONTROLLER_NAME = 'podopslifecycle-controller';
+
+export class LifecycleReconciler implements Reconciler {
+  readonly #options: LifecycleControllerOptions;
+  readonly #expectations = new ResourceVersionExpectations();
+  readonly #log: Logger;
+
+  constructor(options: LifecycleControllerOptions) {
+    this.#options = options;
+    this.#log = (options.logger ?? silentLogger()).child({ controller: LIFECYCLE_CONTROLLER_NAME });
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+    const key = keyOf(namespace, name);
+    const pod = this.#options.pods.get(namespace, name);
+    if (!pod) {
+      this.#expectations.forget(key);
+      return;
+    }
+    // Our last write is not in the cache yet: its watch event will bring the pod back here.
+    if (!this.#expectations.satisfied(key, pod.metadata.resourceVersion)) return;
+
+    const now = (this.#options.now ?? nowNanos)();
+    let plan: ReconcilePlan | undefined;
+    try {
+      const services = await this.#servicesFor(pod);
+      const transitions = this.#options.transitions ?? passAllTransitions;
+      plan = reconcilePod({
+        pod,
+        now,
+        transition: (stage) => transitions.verdict(pod, stage),
+        service: (ns, svc) => services.get(keyOf(ns, svc)),
+      });
+    } catch (err) {
+      if (err instanceof InvalidLabelError || err instanceof InvalidAnnotationError) {
+        this.#options.events?.event(pod, 'Warning', 'InvalidLifecycle', err.message);
+        this.#log.warn({ pod: key, err: err.message }, 'cannot reconcile a pod with invalid lifecycle labels');
+        return;
+      }
+      throw err;
+    }
+    if (!plan) return;
+
+    try {
+      const written = await this.#write(pod, plan, now);
+      this.#expectations.expect(key, written.metadata.resourceVersion);
+    } catch (err) {
+      if (isNotFound(err)) return;
+      // Someone wrote first; the watch delivers their version and the key comes back level-triggered.
+      if (isConflict(err)) return { requeue: true };
+      throw err;
+    }
+    this.#log.debug({ pod: key, reason: plan.reason }, 'updated pod');
+    if (plan.serviceReady) this.#options.events?.event(pod, 'Normal', SERVICE_READY_EVENT_REASON, plan.serviceReady.event);
+    return;
+  }
+
+  /** The Services named by missing expected finalizers, for the dirty-entry check; others are not needed. */
+  async #servicesFor(pod: Pod): Promise<Map<string, Service>> {
+    const services = new Map<string, Service>();
+    for (const [entry] of missingExpectedFinalizers(pod)) {
+      const [kind, namespace, name] = entry.split('/');
+      if (kind !== 'Service' || !namespace || !name) continue;
+      try {
+        services.set(keyOf(namespace, name), await this.#options.client.get<Service>(SERVICES, namespace, name));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return services;
+  }
+
+  /** One merge patch carrying exactly what the plan changes, guarded by the pod's resourceVersion. */
+  #write(pod: Pod, plan: ReconcilePlan, now: Nanos): Promise<Pod> {
+    const next = applyReconcilePlan(pod, plan, now);
+    const metadata: Record<string, unknown> = { resourceVersion: pod.metadata.resourceVersion };
+    if (plan.labels) {
+      metadata.labels = { ...plan.labels.set, ...Object.fromEntries(plan.labels.remove.map((k) => [k, null])) };
+    }
+    if (plan.dropExpectedFinalizers) {
+      metadata.annotations = { [AVAILABLE_CONDITIONS_ANNOTATION]: next.metadata.annotations?.[AVAILABLE_CONDITIONS_ANNOTATION] };
+    }
+    const body: Record<string, unknown> = { metadata };
+    if (plan.serviceReady) body.status = { conditions: next.status?.conditions };
+    const { namespace, name } = pod.metadata;
+    return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'merge', body, plan.serviceReady ? { subresource: 'status' } : {});
+  }
+}

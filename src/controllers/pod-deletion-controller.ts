@@ -1,0 +1,64 @@
+// The pod-deletion controller: a controlled pod labelled `collaset.kusionstack.io/to-delete` goes through a
+// `pod-delete` lifecycle of type `delete` (traffic off, checks), and is deleted once that lifecycle allows it.
+// GraceDelete turns `kubectl delete pod` into exactly this label.
+
+import type { Pod } from '../api/kube.ts';
+import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { nowNanos } from '../kube/clock.ts';
+import type { Reconciler, Request, Result } from '../kube/controller.ts';
+import type { EventRecorder } from '../kube/events.ts';
+import type { Informer } from '../kube/informer.ts';
+import { PODS } from '../kube/resources.ts';
+import { isControlled, isDeleting } from '../lifecycle/pod.ts';
+import type { Nanos } from '../lifecycle/time.ts';
+import { allowOps, begin, isDuringOps, whenBeginDelete, type LifecycleAdapter } from '../sdk/operation.ts';
+import { patchPodMetadata } from './metadata-patch.ts';
+
+export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
+
+export const podDeleteAdapter: LifecycleAdapter = {
+  id: POD_DELETE_LIFECYCLE_ID,
+  type: OPERATION_TYPE_DELETE,
+  allowMultiType: true,
+  whenBegin: whenBeginDelete,
+};
+
+export const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
+
+export interface PodDeletionOptions {
+  client: KubeClient;
+  pods: Informer<Pod>;
+  events?: EventRecorder;
+  now?: () => Nanos;
+}
+
+export class PodDeletionReconciler implements Reconciler {
+  readonly #options: PodDeletionOptions;
+
+  constructor(options: PodDeletionOptions) {
+    this.#options = options;
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+    const pod = this.#options.pods.get(namespace, name);
+    if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
+    const now = (this.#options.now ?? nowNanos)();
+    try {
+      if (!isDuringOps(podDeleteAdapter, pod)) {
+        const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
+        if (changed) await patchPodMetadata(this.#options.client, pod, begun);
+        return;
+      }
+      const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
+      if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
+      await this.#options.client.delete(PODS, namespace, name, { preconditions: { uid: pod.metadata.uid as string } });
+      this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
+    } catch (err) {
+      if (isNotFound(err)) return;
+      if (isConflict(err)) return { requeue: true };
+      throw err;
+    }
+    return;
+  }
+}

@@ -1,0 +1,207 @@
+// Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: a candidate
+// acquires the lease when it is free or its holder stopped renewing it for a whole lease duration (judged
+// by when this process last saw the record change, never by the holder's clock); the leader renews every
+// retry period and steps down when it cannot renew within the renew deadline; on shutdown it releases the
+// lease so another replica takes over at once.
+
+import { sleep, systemClock, type Clock } from './clock.ts';
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type KubeObject } from './client.ts';
+import { silentLogger, type Logger } from './log.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import { LEASES } from './resources.ts';
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+export interface LeaderElectionOptions {
+  client: KubeClient;
+  namespace: string;
+  name: string;
+  /** This replica's identity (e.g. the pod name plus a random suffix). */
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** Give the lease up when stopped (client-go ReleaseOnCancel). Default true. */
+  releaseOnCancel?: boolean;
+  clock?: Clock;
+  logger?: Logger;
+  metrics?: RuntimeMetrics;
+}
+
+export interface LeaderCallbacks {
+  /** Called on becoming leader; `leading` aborts when leadership ends (lost or released). */
+  onStartedLeading(leading: AbortSignal): void;
+  /** Called when leadership ends. */
+  onStoppedLeading?(): void;
+  onNewLeader?(identity: string): void;
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
+export class LeaderElector {
+  readonly #options: Required<Omit<LeaderElectionOptions, 'metrics' | 'logger' | 'clock'>>;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #metrics: RuntimeMetrics | undefined;
+  /** The last record seen, and when (local clock) it last changed. */
+  #observed: { spec: LeaseSpec; resourceVersion: string } | undefined;
+  #observedAt = 0;
+  #leader = false;
+  #reportedLeader = '';
+
+  constructor(options: LeaderElectionOptions) {
+    this.#options = {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      releaseOnCancel: true,
+      ...options,
+    };
+    if (this.#options.leaseDurationMs <= this.#options.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
+    if (this.#options.renewDeadlineMs <= this.#options.retryPeriodMs * 1.2) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
+    this.#clock = options.clock ?? systemClock;
+    this.#log = (options.logger ?? silentLogger()).child({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
+    this.#metrics = options.metrics;
+  }
+
+  isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** Campaigns until `signal` aborts: acquire, lead while renewing, and campaign again after losing the lease. */
+  async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
+    while (!signal.aborted) {
+      if (!(await this.#acquire(signal, callbacks))) return;
+      const leading = new AbortController();
+      this.#setLeader(true);
+      this.#log.info('became leader');
+      callbacks.onStartedLeading(leading.signal);
+      await this.#renew(signal);
+      this.#setLeader(false);
+      leading.abort();
+      if (signal.aborted && this.#options.releaseOnCancel) await this.#release();
+      this.#log.info(signal.aborted ? 'stopped leading' : 'lost the lease');
+      callbacks.onStoppedLeading?.();
+    }
+  }
+
+  #setLeader(leader: boolean): void {
+    this.#leader = leader;
+    this.#metrics?.leaderStatus.set({ name: this.#options.name }, leader ? 1 : 0);
+  }
+
+  async #acquire(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
+    while (!signal.aborted) {
+      if (await this.#tryAcquireOrRenew(callbacks)) return true;
+      await sleep(this.#clock, this.#options.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+    }
+    return false;
+  }
+
+  /** Renews every retry period; returns when the lease could not be renewed within the deadline, or on abort. */
+  async #renew(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const deadline = this.#clock.now() + this.#options.renewDeadlineMs;
+      let renewed = false;
+      while (!signal.aborted && this.#clock.now() < deadline) {
+        if (await this.#tryAcquireOrRenew()) {
+          renewed = true;
+          break;
+        }
+        this.#metrics?.leaderSlowpath.inc({ name: this.#options.name });
+        await sleep(this.#clock, this.#options.retryPeriodMs, signal);
+      }
+      if (!renewed) return;
+      await sleep(this.#clock, this.#options.retryPeriodMs, signal);
+    }
+  }
+
+  async #tryAcquireOrRenew(callbacks?: LeaderCallbacks): Promise<boolean> {
+    const { client, namespace, name, identity, leaseDurationMs } = this.#options;
+    const now = this.#clock.now();
+    const desired: LeaseSpec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: 0,
+    };
+    let lease: Lease;
+    try {
+      lease = await client.get<Lease>(LEASES, namespace, name);
+    } catch (err) {
+      if (!isNotFound(err)) return this.#failed(err);
+      try {
+        const created = await client.create<Lease>(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired });
+        this.#observe(created, now, callbacks);
+        return true;
+      } catch (createErr) {
+        return isAlreadyExists(createErr) ? false : this.#failed(createErr);
+      }
+    }
+    this.#observe(lease, now, callbacks);
+    const spec = lease.spec ?? {};
+    const heldByOther = spec.holderIdentity && spec.holderIdentity !== identity;
+    if (heldByOther && this.#observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 > now) return false;
+    if (spec.holderIdentity === identity) {
+      desired.acquireTime = spec.acquireTime ?? desired.acquireTime;
+      desired.leaseTransitions = spec.leaseTransitions ?? 0;
+    } else {
+      desired.leaseTransitions = (spec.leaseTransitions ?? 0) + 1;
+    }
+    try {
+      const updated = await client.replace<Lease>(LEASES, { ...lease, spec: desired });
+      this.#observe(updated, now, callbacks);
+      return true;
+    } catch (err) {
+      return isConflict(err) ? false : this.#failed(err);
+    }
+  }
+
+  #observe(lease: Lease, now: number, callbacks?: LeaderCallbacks): void {
+    const spec = lease.spec ?? {};
+    const resourceVersion = lease.metadata.resourceVersion ?? '';
+    if (this.#observed?.resourceVersion !== resourceVersion) {
+      this.#observed = { spec, resourceVersion };
+      this.#observedAt = now;
+    }
+    const holder = spec.holderIdentity ?? '';
+    if (holder && holder !== this.#reportedLeader) {
+      this.#reportedLeader = holder;
+      callbacks?.onNewLeader?.(holder);
+    }
+  }
+
+  #failed(err: unknown): false {
+    this.#log.warn({ err }, 'lease request failed');
+    return false;
+  }
+
+  /** Gives the lease up: no holder and a one-second duration, so the next candidate takes it at once. */
+  async #release(): Promise<void> {
+    const { client, namespace, name, identity } = this.#options;
+    try {
+      const lease = await client.get<Lease>(LEASES, namespace, name);
+      if (lease.spec?.holderIdentity !== identity) return;
+      const now = microTime(this.#clock.now());
+      await client.replace<Lease>(LEASES, {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
+      });
+      this.#log.info('released the lease');
+    } catch (err) {
+      this.#log.warn({ err }, 'could not release the lease');
+    }
+  }
+}

@@ -1,0 +1,189 @@
+// The podops operator: the controllers, the admission webhooks and their certificates, the probes and
+// metrics, and leader election, wired over one KubeClient. Nothing here decides protocol: it feeds the pure
+// core (src/lifecycle) and writes what it returns.
+
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Registry } from 'prom-client';
+import type { Pod } from '../api/kube.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { nowNanos, sleep, systemClock, untilAborted } from '../kube/clock.ts';
+import { Controller, keyOf } from '../kube/controller.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { startProbeServer } from '../kube/health.ts';
+import { Informer } from '../kube/informer.ts';
+import { createLogger, type Logger } from '../kube/log.ts';
+import { Manager, type Runnable } from '../kube/manager.ts';
+import { RuntimeMetrics } from '../kube/metrics.ts';
+import { PODS } from '../kube/resources.ts';
+import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler, type TransitionChecker } from '../controllers/lifecycle-controller.ts';
+import { POD_DELETION_CONTROLLER_NAME, PodDeletionReconciler, wantsDeletion } from '../controllers/pod-deletion-controller.ts';
+import { CertificateManager } from '../webhook/certificate-manager.ts';
+import { genericRoute } from '../webhook/dispatch.ts';
+import { graceDelete } from '../webhook/grace-delete.ts';
+import { mutatePodLifecycle, validatePodLifecycle } from '../webhook/pod-lifecycle.ts';
+import { WebhookServer, type ServingCertificate } from '../webhook/server.ts';
+import type { FeatureGates } from './feature-gates.ts';
+import { trimPod } from './pod-cache.ts';
+import { WEBHOOK_NAMES } from './webhook-configuration.ts';
+
+export interface OperatorOptions {
+  client: KubeClient;
+  /** Namespace of the operator's Lease and certificate Secret. */
+  namespace: string;
+  featureGates: FeatureGates;
+  leaderElect: boolean;
+  /** This replica's name in the Lease; defaults to the hostname plus a random suffix. */
+  identity?: string;
+  webhook: {
+    host: string;
+    port: number;
+    /** Serve tls.crt/tls.key from this directory (reloaded when they change); otherwise self-managed. */
+    certDir?: string;
+    /** DNS names and IPs of the self-managed serving certificate. */
+    hosts: string[];
+    secretName: string;
+  };
+  metricsAddress: string;
+  probeAddress: string;
+  lifecycleWorkers?: number;
+  transitions?: TransitionChecker;
+  logger?: Logger;
+}
+
+/** The parts of a running operator that tests and `podops up` look at. */
+export interface RunningOperator {
+  done: Promise<void>;
+  webhookAddress: Promise<string>;
+  registry: Registry;
+  manager: Manager;
+}
+
+export function startOperator(options: OperatorOptions, signal: AbortSignal): RunningOperator {
+  const log = options.logger ?? createLogger();
+  const registry = new Registry();
+  const metrics = new RuntimeMetrics(registry);
+  const { client } = options;
+  const identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
+  const events = new EventRecorder({ client, component: 'podops', instance: identity, logger: log });
+
+  const pods = new Informer<Pod>({ client, type: PODS, labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`, transform: trimPod, logger: log });
+  const lifecycle = new Controller({
+    name: LIFECYCLE_CONTROLLER_NAME,
+    workers: options.lifecycleWorkers ?? 5,
+    metrics,
+    logger: log,
+    reconciler: new LifecycleReconciler({ client, pods, events, logger: log, ...(options.transitions && { transitions: options.transitions }) }),
+  });
+  const deletion = new Controller({ name: POD_DELETION_CONTROLLER_NAME, workers: 5, metrics, logger: log, reconciler: new PodDeletionReconciler({ client, pods, events }) });
+  // Level-triggered: events only name the pod; delete events need no lifecycle work.
+  const enqueue = (pod: Pod): void => {
+    const key = keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
+    lifecycle.enqueue(key);
+    if (wantsDeletion(pod)) deletion.enqueue(key);
+  };
+  pods.addHandler({ onAdd: enqueue, onUpdate: (_previous, current) => enqueue(current) });
+
+  const validators = [validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos })] : [])];
+  let webhookServer: WebhookServer | undefined;
+  let resolveAddress: (address: string) => void = () => {};
+  const webhookAddress = new Promise<string>((resolve) => (resolveAddress = resolve));
+  const serve = async (certificate: ServingCertificate): Promise<void> => {
+    if (webhookServer) return webhookServer.setCertificate(certificate);
+    webhookServer = new WebhookServer({
+      host: options.webhook.host,
+      port: options.webhook.port,
+      certificate,
+      registry,
+      logger: log,
+      routes: [
+        genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, nowNanos)], 'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)] }),
+        genericRoute('/validating-generic', { Pod: validators }),
+      ],
+    });
+    resolveAddress(await webhookServer.listen());
+  };
+
+  const manager = new Manager({
+    logger: log,
+    ...(options.leaderElect && {
+      leaderElection: { client, namespace: options.namespace, name: 'podops-leader', identity, metrics },
+    }),
+  });
+  const always = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: false, start });
+  const leader = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: true, start });
+
+  manager.add(always('pod-informer', (s) => pods.run(s)));
+  manager.add(
+    always('webhook-server', async (s) => {
+      if (options.webhook.certDir) await watchCertDir(options.webhook.certDir, serve, s, log);
+      else {
+        const certificates = new CertificateManager({
+          client,
+          namespace: options.namespace,
+          secretName: options.webhook.secretName,
+          hosts: options.webhook.hosts,
+          mutatingWebhookConfigurations: [WEBHOOK_NAMES.mutatingConfiguration],
+          validatingWebhookConfigurations: [WEBHOOK_NAMES.validatingConfiguration],
+          logger: log,
+        });
+        await certificates.run(s, (bundle) => void serve(bundle.serving).catch((err: unknown) => log.error({ err }, 'cannot serve webhooks')));
+      }
+      await webhookServer?.close();
+    }),
+  );
+  manager.add(
+    always('probes', async (s) => {
+      const enabled = (address: string): boolean => address !== '0';
+      const servers = await Promise.all([
+        ...(enabled(options.metricsAddress) ? [startProbeServer({ address: options.metricsAddress, registry })] : []),
+        ...(enabled(options.probeAddress)
+          ? [
+              startProbeServer({
+                address: options.probeAddress,
+                healthChecks: { ping: () => true },
+                readyChecks: { 'informers-synced': () => pods.hasSynced(), webhook: () => webhookServer?.listening ?? false },
+              }),
+            ]
+          : []),
+      ]);
+      await untilAborted(s);
+      await Promise.all(servers.map((server) => server.close()));
+    }),
+  );
+  for (const controller of [lifecycle, deletion]) {
+    manager.add(
+      leader(controller.name, async (s) => {
+        await pods.waitForSync(s);
+        for (const pod of pods.list()) enqueue(pod);
+        await controller.run(s);
+      }),
+    );
+  }
+  const done = manager.run(signal).finally(() => events.flush());
+  return { done, webhookAddress, registry, manager };
+}
+
+/** Serves tls.crt/tls.key from a directory and reloads them when they change (cert-manager rotates them). */
+async function watchCertDir(dir: string, serve: (c: ServingCertificate) => Promise<void>, signal: AbortSignal, log: Logger): Promise<void> {
+  let seen = '';
+  while (!signal.aborted) {
+    try {
+      const [certStat, keyStat] = await Promise.all([stat(join(dir, 'tls.crt')), stat(join(dir, 'tls.key'))]);
+      const version = `${certStat.mtimeMs}/${keyStat.mtimeMs}`;
+      if (version !== seen) {
+        const [cert, key] = await Promise.all([readFile(join(dir, 'tls.crt'), 'utf8'), readFile(join(dir, 'tls.key'), 'utf8')]);
+        await serve({ cert, key });
+        seen = version;
+        log.info({ dir }, 'serving certificate loaded');
+      }
+    } catch (err) {
+      log.error({ err, dir }, 'cannot load the serving certificate from --cert-dir');
+      if (!seen) throw err;
+    }
+    await sleep(systemClock, 10_000, signal);
+  }
+}

@@ -1,0 +1,64 @@
+// podops' Mutating/ValidatingWebhookConfigurations. The webhook names are Kuperator's, so denials read the
+// same (`admission webhook "validating-pod.apps.kusionstack.io" denied the request: ...`); only pods labelled
+// kusionstack.io/control=true are sent (objectSelector), so every other pod is untouched even when podops
+// is down.
+
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
+
+export const WEBHOOK_NAMES = {
+  mutatingConfiguration: 'podops-mutating',
+  validatingConfiguration: 'podops-validating',
+  mutatingPod: 'mutating-pod.apps.kusionstack.io',
+  validatingPod: 'validating-pod.apps.kusionstack.io',
+} as const;
+
+export type ClientConfigFor = (path: string) => Record<string, unknown>;
+
+/** In a cluster: the webhook Service (port 443 to the server's 9443). */
+export const serviceClientConfig = (namespace: string, name: string): ClientConfigFor => (path) => ({ service: { namespace, name, path, port: 443 } });
+
+/** Outside a cluster (the sandbox, a laptop): a URL. */
+export const urlClientConfig = (baseUrl: string): ClientConfigFor => (path) => ({ url: `${baseUrl.replace(/\/$/, '')}${path}` });
+
+const controlledPods = { matchExpressions: [{ key: CONTROL_LABEL, operator: 'In', values: [CONTROL_LABEL_VALUE] }] };
+
+export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: string): Record<string, unknown>[] {
+  const common = {
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'NoneOnDryRun',
+    failurePolicy: 'Fail',
+    timeoutSeconds: 5,
+    matchPolicy: 'Equivalent',
+    objectSelector: controlledPods,
+  };
+  const config = (path: string) => ({ ...clientConfig(path), ...(caBundle && { caBundle }) });
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_NAMES.mutatingConfiguration, labels: { 'app.kubernetes.io/name': 'podops' } },
+      webhooks: [
+        {
+          name: WEBHOOK_NAMES.mutatingPod,
+          clientConfig: config('/mutating-generic'),
+          rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'], scope: 'Namespaced' }],
+          reinvocationPolicy: 'IfNeeded',
+          ...common,
+        },
+      ],
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_NAMES.validatingConfiguration, labels: { 'app.kubernetes.io/name': 'podops' } },
+      webhooks: [
+        {
+          name: WEBHOOK_NAMES.validatingPod,
+          clientConfig: config('/validating-generic'),
+          rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
+          ...common,
+        },
+      ],
+    },
+  ];
+}

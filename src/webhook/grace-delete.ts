@@ -1,0 +1,60 @@
+// GraceDelete (feature gate GraceDeleteWebhook): `kubectl delete pod` on a controlled pod with the
+// service-ready gate is denied, and the pod is labelled `to-delete` instead, so it leaves traffic through a
+// pod-delete lifecycle; the pod-deletion controller's own delete passes once that lifecycle allows it.
+
+import type { Pod } from '../api/kube.ts';
+import { GRACE_DELETE_MESSAGE, GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_WEBHOOK_NAME, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { isConflict, type KubeClient } from '../kube/client.ts';
+import { PODS } from '../kube/resources.ts';
+import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
+import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import { allowOps } from '../sdk/operation.ts';
+import { podDeleteAdapter } from '../controllers/pod-deletion-controller.ts';
+import { patchPodMetadata } from '../controllers/metadata-patch.ts';
+import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
+
+/** Repeated deletes re-label a pod at most this often (upstream PR #197). */
+const RELABEL_INTERVAL = 5n * NANOS_PER_SECOND;
+
+export interface GraceDeleteOptions {
+  client: KubeClient;
+  now: () => Nanos;
+}
+
+export function graceDeleteMessage(pod: Pod): string {
+  const finalizers = protectionFinalizers(pod);
+  return `failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${GRACE_DELETE_MESSAGE}${finalizers.length > 0 ? ` with finalizers: [${finalizers.join(' ')}]` : ''}`;
+}
+
+export async function graceDelete(request: AdmissionRequest, { client, now }: GraceDeleteOptions): Promise<Verdict> {
+  if (request.operation !== 'DELETE') return allowed();
+  const pod = request.oldObject as Pod | undefined;
+  if (!pod?.metadata || !isControlled(pod) || !hasServiceReadyGate(pod)) return allowed();
+  const at = now();
+  if (allowOps(podDeleteAdapter, 0, pod, at).allowed) return allowed();
+  // Divergence from upstream: a dry-run delete is answered without labelling the pod.
+  if (request.dryRun) return denied(graceDeleteMessage(pod));
+  try {
+    await markForDeletion(client, pod.metadata.namespace ?? '', pod.metadata.name ?? '', at);
+  } catch (err) {
+    return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
+  }
+  return denied(graceDeleteMessage(pod));
+}
+
+async function markForDeletion(client: KubeClient, namespace: string, name: string, at: Nanos): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const live = await client.get<Pod>(PODS, namespace, name);
+    const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
+    if (last !== undefined && at - last < RELABEL_INTERVAL) return;
+    const labels = { ...live.metadata.labels };
+    labels[TO_DELETE_LABEL] ??= at.toString();
+    const marked: Pod = { ...live, metadata: { ...live.metadata, labels, annotations: { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString() } } };
+    try {
+      await patchPodMetadata(client, live, marked);
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 4) throw err;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+// The admission webhook server: HTTPS (TLS 1.2 or newer) with certificates that can be swapped while
+// serving (rotation), one path per webhook, a request body limit, and controller-runtime's webhook metrics.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { silentLogger, type Logger } from '../kube/log.ts';
+import { InvalidReviewError, decodeReview, encodeReview, errored, type AdmissionRequest, type Verdict } from './admission.ts';
+
+export interface WebhookRoute {
+  /** URL path, e.g. `/mutating-generic`. */
+  path: string;
+  handle(request: AdmissionRequest): Verdict | Promise<Verdict>;
+}
+
+export interface ServingCertificate {
+  cert: string;
+  key: string;
+}
+
+export interface WebhookServerOptions {
+  host?: string;
+  /** Default 9443 (controller-runtime's). */
+  port?: number;
+  certificate: ServingCertificate;
+  routes: WebhookRoute[];
+  /** AdmissionReview bodies above this are refused with 413. Default 4 MiB. */
+  maxBodyBytes?: number;
+  registry?: Registry;
+  logger?: Logger;
+}
+
+class WebhookMetrics {
+  readonly requests: Counter<'webhook' | 'code'>;
+  readonly latency: Histogram<'webhook'>;
+  readonly inFlight: Gauge<'webhook'>;
+  readonly panics: Counter<never>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.requests = (registry.getSingleMetric('controller_runtime_webhook_requests_total') as Counter<'webhook' | 'code'>) ??
+      new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers });
+    this.latency = (registry.getSingleMetric('controller_runtime_webhook_latency_seconds') as Histogram<'webhook'>) ??
+      new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.inFlight = (registry.getSingleMetric('controller_runtime_webhook_requests_in_flight') as Gauge<'webhook'>) ??
+      new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers });
+    this.panics = (registry.getSingleMetric('controller_runtime_webhook_panics_total') as Counter<never>) ??
+      new Counter({ name: 'controller_runtime_webhook_panics_total', help: 'Total number of webhook panics', registers });
+  }
+}
+
+class BodyTooLargeError extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Answer first, then drop the rest of the body (destroying now would hang up without an answer).
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLargeError(`request body larger than ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export class WebhookServer {
+  readonly #server: Server;
+  readonly #options: WebhookServerOptions;
+  readonly #routes: Map<string, WebhookRoute>;
+  readonly #metrics: WebhookMetrics | undefined;
+  readonly #log: Logger;
+
+  constructor(options: WebhookServerOptions) {
+    this.#options = options;
+    this.#routes = new Map(options.routes.map((r) => [r.path, r]));
+    this.#metrics = options.registry && new WebhookMetrics(options.registry);
+    this.#log = (options.logger ?? silentLogger()).child({ component: 'webhook-server' });
+    this.#server = createServer({ ...options.certificate, minVersion: 'TLSv1.2' }, (req, res) => void this.#serve(req, res));
+    this.#server.keepAliveTimeout = 65_000;
+  }
+
+  /** Listens; resolves with `host:port`. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port ?? 9443, this.#options.host ?? '0.0.0.0', () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const { address, port } = this.#server.address() as AddressInfo;
+    this.#log.info({ address, port }, 'serving admission webhooks');
+    return `${address}:${port}`;
+  }
+
+  /** Serves new connections with a new certificate (rotation) without restarting. */
+  setCertificate(certificate: ServingCertificate): void {
+    this.#server.setSecureContext({ ...certificate, minVersion: 'TLSv1.2' });
+  }
+
+  get listening(): boolean {
+    return this.#server.listening;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeIdleConnections();
+    });
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+    const route = this.#routes.get(path);
+    if (!route) return plain(res, 404, `no webhook at ${path}\n`);
+    if (req.method !== 'POST') return plain(res, 405, `${req.method} is not allowed: admission webhooks take POST\n`);
+    const started = performance.now();
+    this.#metrics?.inFlight.inc({ webhook: path });
+    let code = 200;
+    try {
+      let body: string;
+      try {
+        body = await readBody(req, this.#options.maxBodyBytes ?? 4 * 1024 * 1024);
+      } catch (err) {
+        code = err instanceof BodyTooLargeError ? 413 : 400;
+        res.setHeader('Connection', 'close');
+        return plain(res, code, `${(err as Error).message}\n`);
+      }
+      const contentType = req.headers['content-type'] ?? '';
+      const respond = (apiVersion: string, uid: string, verdict: Verdict): void => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(encodeReview(apiVersion, uid, verdict));
+      };
+      if (!contentType.startsWith('application/json')) {
+        return respond('admission.k8s.io/v1', '', errored(400, `contentType=${contentType || '<none>'}, expected application/json`));
+      }
+      let review: ReturnType<typeof decodeReview>;
+      try {
+        review = decodeReview(body);
+      } catch (err) {
+        if (!(err instanceof InvalidReviewError)) throw err;
+        return respond('admission.k8s.io/v1', '', errored(400, `unable to decode the request: ${err.message}`));
+      }
+      let verdict: Verdict;
+      try {
+        verdict = await route.handle(review.request);
+      } catch (err) {
+        this.#metrics?.panics.inc();
+        this.#log.error({ err, webhook: path, uid: review.request.uid }, 'webhook handler failed');
+        verdict = errored(500, err instanceof Error ? err.message : String(err));
+      }
+      respond(review.apiVersion, review.request.uid, verdict);
+    } finally {
+      this.#metrics?.inFlight.dec({ webhook: path });
+      this.#metrics?.requests.inc({ webhook: path, code: String(code) });
+      this.#metrics?.latency.observe({ webhook: path }, (performance.now() - started) / 1000);
+    }
+  }
+}
+
+function plain(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}

@@ -1,0 +1,157 @@
+// The informer against the sandbox API server, over HTTP only.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { KubeClient, type KubeObject, type ListOptions, type ObjectList } from '../../src/kube/client.ts';
+import { Informer } from '../../src/kube/informer.ts';
+import { PODS, type ResourceType } from '../../src/kube/resources.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import { createServer } from 'node:net';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+const pod = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', labels },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+});
+
+/** Counts lists, to see relists happen. */
+class CountingClient extends KubeClient {
+  lists = 0;
+  override list<T>(type: ResourceType, options?: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>> {
+    this.lists++;
+    return super.list<T>(type, options, signal);
+  }
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('Informer', () => {
+  let sandbox: Sandbox;
+  let client: CountingClient;
+  const running: AbortController[] = [];
+  /** Runs an informer until the test file ends, even when an assertion fails first. */
+  const start = (informer: Informer<KubeObject>): { stop: () => Promise<void> } => {
+    const abort = new AbortController();
+    running.push(abort);
+    const done = informer.run(abort.signal);
+    return { stop: async () => (abort.abort(), await done) };
+  };
+  before(async () => {
+    sandbox = await startSandbox({ watchCacheSize: 20, bookmarkIntervalMs: 3_600_000 });
+    const kc = new KubeConfig();
+    kc.loadFromString(sandbox.kubeconfig);
+    client = new CountingClient(kc);
+  });
+  after(async () => {
+    for (const abort of running) abort.abort();
+    client.close();
+    await sandbox.stop();
+  });
+
+  test('lists, then follows adds, updates and deletes; indexes stay current; managedFields are dropped', async () => {
+    await client.create(PODS, pod('pre-existing', { app: 'web' }));
+    const informer = new Informer<KubeObject>({ client, type: PODS, namespace: 'default' });
+    informer.addIndexer('app', (o) => [(o.metadata.labels as Record<string, string> | undefined)?.app ?? ''].filter(Boolean));
+    const seen: string[] = [];
+    informer.addHandler({
+      onAdd: (o) => seen.push(`add ${o.metadata.name}`),
+      onUpdate: (_p, o) => seen.push(`update ${o.metadata.name}`),
+      onDelete: (o) => seen.push(`delete ${o.metadata.name}`),
+    });
+    const run = start(informer);
+    await informer.waitForSync();
+    assert.deepEqual(seen, ['add pre-existing']);
+    assert.equal(informer.get('default', 'pre-existing')?.metadata.managedFields, undefined);
+
+    await client.create(PODS, pod('b', { app: 'web' }));
+    await client.patch(PODS, 'default', 'b', 'merge', { metadata: { labels: { app: 'api' } } });
+    await client.delete(PODS, 'default', 'pre-existing', { gracePeriodSeconds: 0 });
+    await until(() => seen.length === 5, 'the events');
+    // A real server sends MODIFIED (deletionTimestamp set) before DELETED, even for an immediate delete.
+    assert.deepEqual(seen, ['add pre-existing', 'add b', 'update b', 'update pre-existing', 'delete pre-existing']);
+    assert.deepEqual(informer.byIndex('app', 'api').map((o) => o.metadata.name), ['b']);
+    assert.deepEqual(informer.byIndex('app', 'web'), []);
+    await run.stop();
+    await client.delete(PODS, 'default', 'b', { gracePeriodSeconds: 0 });
+  });
+
+  test('falling behind the watch cache: 410 Gone, relist, and handlers learn what changed meanwhile', async () => {
+    const informer = new Informer<KubeObject>({ client, type: PODS, namespace: 'default' });
+    const deleted: string[] = [];
+    informer.addHandler({ onDelete: (o) => deleted.push(o.metadata.name ?? '') });
+    const first = start(informer);
+    await client.create(PODS, pod('stays'));
+    await client.create(PODS, pod('goes'));
+    await until(() => informer.size === 2, 'both pods cached');
+    await first.stop();
+
+    // While the informer is stopped: more writes than the watch cache keeps, and a delete.
+    await client.delete(PODS, 'default', 'goes', { gracePeriodSeconds: 0 });
+    for (let i = 0; i < 30; i++) await client.patch(PODS, 'default', 'stays', 'merge', { metadata: { annotations: { n: String(i) } } });
+    const listsBefore = client.lists;
+    const second = start(informer);
+    await until(() => deleted.includes('goes'), 'the delete noticed by relisting');
+    assert.ok(client.lists > listsBefore, 'relisted');
+    assert.equal((informer.get('default', 'stays')?.metadata.annotations as Record<string, string>).n, '29');
+    await second.stop();
+    await client.delete(PODS, 'default', 'stays', { gracePeriodSeconds: 0 });
+  });
+
+  test('a watch ended by the server is resumed without a relist; a silent watch trips the watchdog', async () => {
+    const informer = new Informer<KubeObject>({ client, type: PODS, namespace: 'default', watchTimeoutSeconds: 1, idleTimeoutMs: 60_000 });
+    const run = start(informer);
+    await informer.waitForSync();
+    const lists = client.lists;
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    await client.create(PODS, pod('after-timeout'));
+    await until(() => informer.get('default', 'after-timeout') !== undefined, 'the event after the watch was resumed');
+    assert.equal(client.lists, lists, 'resumed from the last resourceVersion');
+    await run.stop();
+
+    const watchdog = new Informer<KubeObject>({ client, type: PODS, namespace: 'default', watchTimeoutSeconds: 300, idleTimeoutMs: 150 });
+    const watching = start(watchdog);
+    await watchdog.waitForSync();
+    const before = client.lists;
+    await until(() => client.lists >= before + 2, 'relists after silent watches');
+    await watching.stop();
+    await client.delete(PODS, 'default', 'after-timeout', { gracePeriodSeconds: 0 });
+  });
+
+  test('an unreachable server: the informer keeps retrying with backoff and syncs once the server answers', async () => {
+    const port = await freePort();
+    const clock = new FakeClock();
+    const late = KubeClient.fromKubeconfigText(sandbox.kubeconfig.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
+    const informer = new Informer<KubeObject>({ client: late, type: PODS, namespace: 'default', clock });
+    const run = start(informer);
+    await until(() => clock.pendingTimers() > 0, 'the first failure and its backoff');
+    assert.equal(informer.hasSynced(), false);
+    const server = await startSandbox({ port });
+    try {
+      await late.create(PODS, pod('on-the-late-server'));
+      clock.advance(1300);
+      await informer.waitForSync();
+      assert.ok(informer.get('default', 'on-the-late-server'));
+    } finally {
+      await run.stop();
+      late.close();
+      await server.stop();
+    }
+  });
+});

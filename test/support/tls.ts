@@ -1,0 +1,29 @@
+// HTTPS helpers for tests: generated certificates for 127.0.0.1 and a JSON POST that trusts a given CA.
+
+import { request } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { generateCA, generateServing, type ServingBundle } from '../../src/webhook/certificates.ts';
+
+export async function localCertificates(hosts = ['127.0.0.1', 'localhost']): Promise<ServingBundle> {
+  const ca = await generateCA('test-ca', 30, Date.now());
+  return { ca, serving: await generateServing(ca, hosts, 30, Date.now()) };
+}
+
+export interface HttpsAnswer {
+  status: number;
+  text: string;
+  peerCertificate: string;
+}
+
+export function post(address: string, path: string, body: string, ca: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, method = 'POST'): Promise<HttpsAnswer> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: host === '0.0.0.0' ? '127.0.0.1' : host, port: Number(port), path, method, ca, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), peerCertificate: (res.socket as TLSSocket).getPeerCertificate().fingerprint256 }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
