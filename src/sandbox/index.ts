@@ -28,6 +28,7 @@ import { Registry } from './registry/registry.ts';
 import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
+import { simulationControllers, type SimulationOptions } from './simulation.ts';
 
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, UserInfo } from './apiserver/admission.ts';
 export type { LocalClient, LocalWatch, ObjectList, PatchKind, RequestOptions, ResourceRef } from './apiserver/local-client.ts';
@@ -35,6 +36,7 @@ export type { WatchEvent } from './apiserver/request.ts';
 export type { Controller, ControllerContext } from './controllers/controller.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
 export type { WriteLog, WriteRecord } from './storage/write-log.ts';
+export type { SimulationOptions } from './simulation.ts';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -55,8 +57,10 @@ export interface SandboxOptions {
   clock?: Clock;
   /** Admission plugins run after the built-in ones, in order. */
   admission?: AdmissionPlugin[];
-  /** Extra in-process controllers started with the sandbox (part 2: kubelet, workload controllers). */
+  /** Extra in-process controllers started with the sandbox. */
   controllers?: Controller[];
+  /** Simulate a cluster around the API server: workload controllers and nodes (scheduler + kubelet). */
+  simulation?: SimulationOptions;
 }
 
 export interface Sandbox {
@@ -149,6 +153,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   runController(garbageCollector);
   runController(namespaceController({ caCertificate: certificates?.caCertificate ?? '' }));
   runController(crdController(crdServer));
+  for (const controller of options.simulation ? simulationControllers(options.simulation) : []) runController(controller);
   for (const controller of options.controllers ?? []) runController(controller);
 
   const discovery = new DiscoveryDocuments(registry);
