@@ -71,6 +71,13 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/** Anything with Kubernetes object metadata: the constraint of typed reads and writes. */
+export interface ObjectWithMeta {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObject['metadata'];
+}
+
 export interface ObjectList<T> {
   metadata: { resourceVersion?: string; continue?: string };
   items: T[];
@@ -279,12 +286,12 @@ export class KubeClient {
     return { dryRun: options.dryRun ? 'All' : undefined, fieldManager: options.fieldManager ?? this.fieldManager, force: options.force };
   }
 
-  create<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
+  create<T extends ObjectWithMeta>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
     return this.request<T>({ method: 'POST', path: resourcePath(type, object.metadata.namespace), body: object, query: this.#writeQuery(options) });
   }
 
   /** PUT: a stale `metadata.resourceVersion` fails with 409 Conflict. */
-  replace<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
+  replace<T extends ObjectWithMeta>(type: ResourceType, object: T, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
     const path = resourcePath(type, object.metadata.namespace, object.metadata.name ?? '', options.subresource);
     return this.request<T>({ method: 'PUT', path, body: object, query: this.#writeQuery(options) });
   }

@@ -5,7 +5,7 @@
 // read-only; reconcilers copy before changing them.
 
 import { sleep, systemClock, type Clock } from './clock.ts';
-import { isGone, type KubeClient, type KubeObject, type WatchEvent } from './client.ts';
+import { isGone, type KubeClient, type ObjectWithMeta, type WatchEvent } from './client.ts';
 import { keyOf } from './controller.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
@@ -36,15 +36,15 @@ export interface InformerOptions<T> {
   logger?: Logger;
 }
 
-export const stripManagedFields = <T extends KubeObject>(object: T): T => {
+export const stripManagedFields = <T extends ObjectWithMeta>(object: T): T => {
   if (object.metadata.managedFields === undefined) return object;
   const { managedFields: _dropped, ...metadata } = object.metadata;
   return { ...object, metadata };
 };
 
-const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
 
-export class Informer<T extends KubeObject> {
+export class Informer<T extends ObjectWithMeta> {
   readonly #options: InformerOptions<T>;
   readonly #clock: Clock;
   readonly #log: Logger;

@@ -1,8 +1,9 @@
-// Everything needed to install podops in a cluster, as Kubernetes objects: `podops manifests` prints them and
+// Everything needed to install podops in a cluster (the PodTransitionRule CRD included), as Kubernetes objects: `podops manifests` prints them and
 // the Helm chart under deploy/ is checked against them. RBAC is least privilege: podops patches pods (labels
 // and status, never spec), reads Services for the dirty expected-finalizer check, writes Events, and touches
 // only its own Lease, Secret and webhook configurations.
 
+import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
 import { WEBHOOK_NAMES, serviceClientConfig, webhookConfigurations } from './webhook-configuration.ts';
 
 export interface ManifestOptions {
@@ -30,6 +31,7 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
   const meta = (name: string, namespaced = true) => ({ name, ...(namespaced && { namespace }), labels });
   const args = ['operator', '--leader-elect', `--webhook-secret=${CERT_SECRET}`, ...(options.featureGates ? [`--feature-gates=${options.featureGates}`] : [])];
   return [
+    podTransitionRuleCRD(),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) },
     {
@@ -41,6 +43,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
         { apiGroups: [''], resources: ['services'], verbs: ['get'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+        { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules'], verbs: ['get', 'list', 'watch', 'patch'] },
+        { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules/status'], verbs: ['update'] },
         {
           apiGroups: ['admissionregistration.k8s.io'],
           resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],

@@ -19,7 +19,12 @@ import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS } from '../kube/resources.ts';
-import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler, type TransitionChecker } from '../controllers/lifecycle-controller.ts';
+import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler } from '../controllers/lifecycle-controller.ts';
+import { PODTRANSITIONRULES, TRANSITION_CONTROLLER_NAME, TransitionReconciler, TransitionRuleChecker } from '../controllers/transition-controller.ts';
+import { PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
+import { labelSelectorMatches } from '../api/selector.ts';
+import { PollManager } from '../transition/webhook/poll-manager.ts';
+import { defaultTransitionRule, validateTransitionRule } from '../webhook/podtransitionrule.ts';
 import { POD_DELETION_CONTROLLER_NAME, PodDeletionReconciler, wantsDeletion } from '../controllers/pod-deletion-controller.ts';
 import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
@@ -50,9 +55,18 @@ export interface OperatorOptions {
   metricsAddress: string;
   probeAddress: string;
   lifecycleWorkers?: number;
-  transitions?: TransitionChecker;
+  /** SKIP_POD_TRANSITION_RULES: rule types every PodTransitionRule ignores (availablePolicy, labelCheck, webhook). */
+  skipTransitionRuleTypes?: string;
   logger?: Logger;
 }
+
+const selectsPod = (rule: PodTransitionRule, pod: Pod): boolean => {
+  try {
+    return rule.spec?.selector != null && labelSelectorMatches(rule.spec.selector, pod.metadata.labels ?? {});
+  } catch {
+    return false;
+  }
+};
 
 /** The parts of a running operator that tests and `podops up` look at. */
 export interface RunningOperator {
@@ -71,21 +85,48 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const events = new EventRecorder({ client, component: 'podops', instance: identity, logger: log });
 
   const pods = new Informer<Pod>({ client, type: PODS, labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`, transform: trimPod, logger: log });
+  const rules = new Informer<PodTransitionRule>({ client, type: PODTRANSITIONRULES, logger: log });
   const lifecycle = new Controller({
     name: LIFECYCLE_CONTROLLER_NAME,
     workers: options.lifecycleWorkers ?? 5,
     metrics,
     logger: log,
-    reconciler: new LifecycleReconciler({ client, pods, events, logger: log, ...(options.transitions && { transitions: options.transitions }) }),
+    reconciler: new LifecycleReconciler({ client, pods, events, logger: log, transitions: new TransitionRuleChecker(rules) }),
   });
   const deletion = new Controller({ name: POD_DELETION_CONTROLLER_NAME, workers: 5, metrics, logger: log, reconciler: new PodDeletionReconciler({ client, pods, events }) });
-  // Level-triggered: events only name the pod; delete events need no lifecycle work.
-  const enqueue = (pod: Pod): void => {
-    const key = keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
-    lifecycle.enqueue(key);
-    if (wantsDeletion(pod)) deletion.enqueue(key);
+  const transitions: Controller = new Controller({
+    name: TRANSITION_CONTROLLER_NAME,
+    workers: 5,
+    metrics,
+    logger: log,
+    reconciler: new TransitionReconciler({
+      client,
+      rules,
+      pods,
+      events,
+      logger: log,
+      skipRuleTypes: options.skipTransitionRuleTypes,
+      polls: new PollManager({ onPolled: (task) => transitions.enqueue(keyOf(task.namespace, task.name)) }),
+    }),
+  });
+  const podKey = (pod: Pod): string => keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
+  const ruleKey = (rule: PodTransitionRule): string => keyOf(rule.metadata.namespace, rule.metadata.name ?? '');
+  // Level-triggered: events only name objects. A pod change concerns its lifecycle and the rules that select
+  // or list it; a rule change concerns the lifecycles of its targets.
+  const onPod = (...versions: Pod[]): void => {
+    const pod = versions[versions.length - 1] as Pod;
+    lifecycle.enqueue(podKey(pod));
+    if (wantsDeletion(pod)) deletion.enqueue(podKey(pod));
+    for (const rule of rules.list(pod.metadata.namespace)) {
+      if (versions.some((v) => selectsPod(rule, v)) || (rule.status?.targets ?? []).includes(pod.metadata.name ?? '')) transitions.enqueue(ruleKey(rule));
+    }
   };
-  pods.addHandler({ onAdd: enqueue, onUpdate: (_previous, current) => enqueue(current) });
+  const onRule = (rule: PodTransitionRule): void => {
+    transitions.enqueue(ruleKey(rule));
+    for (const target of rule.status?.targets ?? []) lifecycle.enqueue(keyOf(rule.metadata.namespace, target));
+  };
+  pods.addHandler({ onAdd: (p) => onPod(p), onUpdate: (previous, current) => onPod(previous, current), onDelete: (p) => onPod(p) });
+  rules.addHandler({ onAdd: onRule, onUpdate: (_previous, current) => onRule(current), onDelete: onRule });
 
   const validators = [validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos })] : [])];
   let webhookServer: WebhookServer | undefined;
@@ -100,8 +141,12 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       registry,
       logger: log,
       routes: [
-        genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, nowNanos)], 'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)] }),
-        genericRoute('/validating-generic', { Pod: validators }),
+        genericRoute('/mutating-generic', {
+          Pod: [(r) => mutatePodLifecycle(r, nowNanos)],
+          'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)],
+          [PTR_KIND]: [defaultTransitionRule],
+        }),
+        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [(r) => validateTransitionRule(r)] }),
       ],
     });
     resolveAddress(await webhookServer.listen());
@@ -117,6 +162,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const leader = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: true, start });
 
   manager.add(always('pod-informer', (s) => pods.run(s)));
+  manager.add(always('podtransitionrule-informer', (s) => rules.run(s)));
   manager.add(
     always('webhook-server', async (s) => {
       if (options.webhook.certDir) await watchCertDir(options.webhook.certDir, serve, s, log);
@@ -145,7 +191,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
               startProbeServer({
                 address: options.probeAddress,
                 healthChecks: { ping: () => true },
-                readyChecks: { 'informers-synced': () => pods.hasSynced(), webhook: () => webhookServer?.listening ?? false },
+                readyChecks: { 'informers-synced': () => pods.hasSynced() && rules.hasSynced(), webhook: () => webhookServer?.listening ?? false },
               }),
             ]
           : []),
@@ -154,11 +200,12 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       await Promise.all(servers.map((server) => server.close()));
     }),
   );
-  for (const controller of [lifecycle, deletion]) {
+  for (const controller of [lifecycle, deletion, transitions]) {
     manager.add(
       leader(controller.name, async (s) => {
-        await pods.waitForSync(s);
-        for (const pod of pods.list()) enqueue(pod);
+        await Promise.all([pods.waitForSync(s), rules.waitForSync(s)]);
+        for (const pod of pods.list()) onPod(pod);
+        for (const rule of rules.list()) onRule(rule);
         await controller.run(s);
       }),
     );

@@ -10,7 +10,12 @@ export const WEBHOOK_NAMES = {
   validatingConfiguration: 'podops-validating',
   mutatingPod: 'mutating-pod.apps.kusionstack.io',
   validatingPod: 'validating-pod.apps.kusionstack.io',
+  mutatingGeneric: 'mutating-generic.apps.kusionstack.io',
+  validatingGeneric: 'validating-generic.apps.kusionstack.io',
 } as const;
+
+/** podops' own resources (PodTransitionRule): defaulted and validated on every write of their spec. */
+const kusionstackRules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps.kusionstack.io'], apiVersions: ['v1alpha1'], resources: ['podtransitionrules'], scope: 'Namespaced' }];
 
 export type ClientConfigFor = (path: string) => Record<string, unknown>;
 
@@ -45,6 +50,13 @@ export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: 
           reinvocationPolicy: 'IfNeeded',
           ...common,
         },
+        {
+          name: WEBHOOK_NAMES.mutatingGeneric,
+          clientConfig: config('/mutating-generic'),
+          rules: kusionstackRules,
+          ...common,
+          objectSelector: {},
+        },
       ],
     },
     {
@@ -57,6 +69,13 @@ export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: 
           clientConfig: config('/validating-generic'),
           rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
           ...common,
+        },
+        {
+          name: WEBHOOK_NAMES.validatingGeneric,
+          clientConfig: config('/validating-generic'),
+          rules: kusionstackRules,
+          ...common,
+          objectSelector: {},
         },
       ],
     },

@@ -26,7 +26,11 @@ Options:
   --webhook-secret NAME              Secret holding the self-managed certificates (default podops-webhook-certs)
   --metrics-bind-address ADDR        Prometheus metrics (default :8080; 0 to disable)
   --health-probe-bind-address ADDR   /healthz and /readyz (default :8081; 0 to disable)
-  --log-level LEVEL                  debug, info, warn, error (default info)`;
+  --log-level LEVEL                  debug, info, warn, error (default info)
+
+Environment:
+  SKIP_POD_TRANSITION_RULES          comma list of rule types every PodTransitionRule ignores
+                                     (availablePolicy, labelCheck, webhook)`;
 
 export const operatorCommand: Command = {
   name: 'operator',
@@ -80,6 +84,7 @@ export const operatorCommand: Command = {
         webhook: { host: values['webhook-host'], port, hosts, secretName: values['webhook-secret'], ...(values['cert-dir'] && { certDir: values['cert-dir'] }) },
         metricsAddress: values['metrics-bind-address'],
         probeAddress: values['health-probe-bind-address'],
+        ...(io.env.SKIP_POD_TRANSITION_RULES && { skipTransitionRuleTypes: io.env.SKIP_POD_TRANSITION_RULES }),
         logger,
       },
       io.signal,

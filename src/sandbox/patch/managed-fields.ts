@@ -86,7 +86,7 @@ export function decodeManagedFields(entries: unknown): Managers {
     if (fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${index}`);
     let fields: FieldSet;
     try {
-      fields = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
+      fields = decodeFieldsV1(e.fieldsV1 ?? {});
     } catch (err) {
       throw new Error(`error decoding versioned set from ${goValue(e)}: ${(err as Error).message}`, { cause: err });
     }
@@ -101,6 +101,38 @@ export function decodeManagedFields(entries: unknown): Managers {
     managers.set(managerIdentity(manager), manager);
   });
   return managers;
+}
+
+// Every write decodes and re-encodes the managedFields of the object, whose sets mostly repeat from write
+// to write: decoded sets are shared by their FieldsV1 text (bounded), and encodings are kept per set.
+// Both are treated as immutable (encodings are frozen, so an accidental in-place edit fails loudly).
+const DECODED_SET_CACHE_SIZE = 4096;
+const decodedSets = new Map<string, FieldSet>();
+const encodedSets = new WeakMap<FieldSet, JsonObject>();
+
+function decodeFieldsV1(value: unknown): FieldSet {
+  const text = JSON.stringify(value);
+  let set = decodedSets.get(text);
+  if (set === undefined) {
+    set = FieldSet.fromFieldsV1(value);
+    if (decodedSets.size >= DECODED_SET_CACHE_SIZE) decodedSets.clear();
+    decodedSets.set(text, set);
+  }
+  return set;
+}
+
+function encodeFieldsV1(set: FieldSet): JsonObject {
+  let encoded = encodedSets.get(set);
+  if (encoded === undefined) {
+    encoded = deepFreeze(set.toFieldsV1());
+    encodedSets.set(set, encoded);
+  }
+  return encoded;
+}
+
+function deepFreeze(value: JsonObject): JsonObject {
+  for (const child of Object.values(value)) if (isJsonObject(child)) deepFreeze(child);
+  return Object.freeze(value);
 }
 
 /** The `metadata.managedFields` list for `managers` (undefined when nobody owns anything). */
@@ -120,7 +152,7 @@ function encodeManagedFields(managers: Managers): JsonObject[] | undefined {
     entry.apiVersion = m.apiVersion;
     if (m.time) entry.time = m.time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = m.fields.toFieldsV1();
+    entry.fieldsV1 = encodeFieldsV1(m.fields);
     if (m.subresource) entry.subresource = m.subresource;
     return entry;
   });
@@ -205,7 +237,10 @@ export function takeFrom(managers: Managers, comparison: Comparison, except: str
 export function releaseFields(managers: Managers, conflicts: Map<string, FieldSet>, removed: FieldSet, except: string | undefined): void {
   for (const [identity, m] of managers) {
     if (identity === except) continue;
-    const fields = m.fields.difference(conflicts.get(identity) ?? new FieldSet()).difference(removed);
+    const conflict = conflicts.get(identity);
+    // Most writes release nothing from most managers: keep their sets (and so their cached encodings).
+    if (!conflict && m.fields.intersection(removed).isEmpty()) continue;
+    const fields = m.fields.difference(conflict ?? new FieldSet()).difference(removed);
     if (fields.isEmpty()) managers.delete(identity);
     else managers.set(identity, { ...m, fields });
   }

@@ -1,0 +1,165 @@
+// The PodTransitionRule controller: a driver of src/transition. Per rule it evaluates the selected pods
+// (sending the webhook requests the evaluation asks for), writes the status through /status, mirrors each
+// pod's detail into its `detail.podtransitionrule.kusionstack.io/<rule>` annotation, keeps the rule's
+// finalizer so the annotations are cleaned when it is deleted, and records events when a pod's verdict
+// changes. The lifecycle controller reads the verdicts from the same cache (TransitionRuleChecker).
+
+import type { Pod } from '../api/kube.ts';
+import { PTR_API_VERSION, PTR_KIND, PTR_PLURAL, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
+import { TRANSITION_RULE_FINALIZER, transitionDetailAnnotation, type TransitionStage } from '../api/protocol.ts';
+import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { nowNanos } from '../kube/clock.ts';
+import { keyOf, type Reconciler, type Request, type Result } from '../kube/controller.ts';
+import type { EventRecorder } from '../kube/events.ts';
+import type { Informer } from '../kube/informer.ts';
+import { silentLogger, type Logger } from '../kube/log.ts';
+import { PODS, type ResourceType } from '../kube/resources.ts';
+import type { TransitionVerdict } from '../lifecycle/controller.ts';
+import type { Nanos } from '../lifecycle/time.ts';
+import { parseSkipRuleTypes } from '../transition/rules.ts';
+import { detailAnnotationValue, transitionVerdict } from '../transition/verdict.ts';
+import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
+import { ruleKeyOf, type PollManager } from '../transition/webhook/poll-manager.ts';
+import type { TransitionChecker } from './lifecycle-controller.ts';
+import { ResourceVersionExpectations } from './expectations.ts';
+
+export const TRANSITION_CONTROLLER_NAME = 'podtransitionrule-controller';
+
+export const PODTRANSITIONRULES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: PTR_PLURAL, kind: PTR_KIND, namespaced: true };
+
+/** The lifecycle controller's view of PodTransitionRules: the verdicts in the rules' cached status. */
+export class TransitionRuleChecker implements TransitionChecker {
+  readonly #rules: Informer<PodTransitionRule>;
+
+  constructor(rules: Informer<PodTransitionRule>) {
+    this.#rules = rules;
+  }
+
+  verdict(pod: Pod, stage: TransitionStage): TransitionVerdict {
+    return transitionVerdict(this.#rules.list(pod.metadata.namespace), pod, stage);
+  }
+}
+
+export interface TransitionControllerOptions {
+  client: KubeClient;
+  rules: Informer<PodTransitionRule>;
+  pods: Informer<Pod>;
+  polls: PollManager;
+  events?: EventRecorder;
+  /** The value of SKIP_POD_TRANSITION_RULES (rule types to ignore). */
+  skipRuleTypes?: string;
+  now?: () => Nanos;
+  logger?: Logger;
+}
+
+const verdictOf = (details: readonly PodTransitionDetail[] | undefined, pod: string): string =>
+  JSON.stringify((details ?? []).filter((d) => d.name === pod).map((d) => [d.stage, d.passed, d.rejectInfo ?? []]));
+
+export class TransitionReconciler implements Reconciler {
+  readonly #options: TransitionControllerOptions;
+  readonly #skip: ReadonlySet<string>;
+  readonly #expectations = new ResourceVersionExpectations();
+  readonly #log: Logger;
+
+  constructor(options: TransitionControllerOptions) {
+    this.#options = options;
+    this.#skip = parseSkipRuleTypes(options.skipRuleTypes);
+    this.#log = (options.logger ?? silentLogger()).child({ controller: TRANSITION_CONTROLLER_NAME });
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+    const key = keyOf(namespace, name);
+    const rule = this.#options.rules.get(namespace, name);
+    if (!rule || !this.#expectations.satisfied(key, rule.metadata.resourceVersion)) return;
+    try {
+      if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule);
+      if (!(rule.metadata.finalizers ?? []).includes(TRANSITION_RULE_FINALIZER)) {
+        const written = await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER]);
+        this.#expectations.expect(key, written.metadata.resourceVersion);
+        return;
+      }
+      return await this.#evaluate(key, rule);
+    } catch (err) {
+      if (isConflict(err)) return { requeue: true };
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+
+  async #evaluate(key: string, rule: PodTransitionRule): Promise<Result | void> {
+    const { client, pods, polls } = this.#options;
+    const now = (this.#options.now ?? nowNanos)();
+    const evaluation = await evaluateWithWebhooks({ ptr: rule, pods: pods.list(rule.metadata.namespace), now, skipRuleTypes: this.#skip }, { polls });
+    for (const warning of evaluation.warnings) this.#log.warn({ rule: key, warning }, 'podtransitionrule problem');
+    for (const ignored of evaluation.ignored) {
+      this.#options.events?.event(rule, 'Warning', 'WebhookFailureIgnored', `rule ${ignored.rule}: ${ignored.error} (failurePolicy Ignore; pods passed: ${ignored.pods.join(', ')})`);
+    }
+    let current = rule;
+    if (evaluation.changed) {
+      const next = { ...rule, apiVersion: PTR_API_VERSION, kind: PTR_KIND, status: evaluation.status };
+      current = await client.replace<PodTransitionRule>(PODTRANSITIONRULES, next, { subresource: 'status' });
+      this.#expectations.expect(key, current.metadata.resourceVersion);
+      this.#recordVerdictChanges(rule, evaluation.status.details);
+    }
+    await this.#syncDetailAnnotations(rule.status?.targets ?? [], { ...current, status: evaluation.status });
+    if (evaluation.requeue) return { requeue: true };
+    return evaluation.requeueAfterMs !== undefined ? { requeueAfterMs: evaluation.requeueAfterMs } : undefined;
+  }
+
+  #recordVerdictChanges(previous: PodTransitionRule, details: readonly PodTransitionDetail[] | undefined): void {
+    const events = this.#options.events;
+    if (!events) return;
+    const ruleName = previous.metadata.name ?? '';
+    for (const detail of details ?? []) {
+      const podName = detail.name ?? '';
+      if (verdictOf(previous.status?.details, podName) === verdictOf(details, podName)) continue;
+      const pod = this.#options.pods.get(previous.metadata.namespace, podName);
+      if (!pod) continue;
+      if (detail.passed) events.event(pod, 'Normal', 'TransitionPassed', `PodTransitionRule ${ruleName} passed stage ${detail.stage ?? ''}`);
+      else {
+        const reasons = (detail.rejectInfo ?? []).map((r) => `${r.ruleName ?? ''}: ${r.reason ?? ''}`).join('; ');
+        events.event(pod, 'Warning', 'TransitionRejected', `PodTransitionRule ${ruleName} rejected stage ${detail.stage ?? ''}: ${reasons}`);
+      }
+    }
+  }
+
+  /** Every target carries its detail; pods that left the targets lose the annotation. */
+  async #syncDetailAnnotations(previousTargets: readonly string[], rule: PodTransitionRule): Promise<void> {
+    const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
+    const targets = rule.status?.targets ?? [];
+    const desired = new Map<string, string | null>(targets.map((pod) => [pod, detailAnnotationValue(rule, pod)]));
+    for (const pod of previousTargets) if (!desired.has(pod)) desired.set(pod, null);
+    await this.#annotate(rule.metadata.namespace ?? '', annotation, desired);
+  }
+
+  async #annotate(namespace: string, annotation: string, values: Map<string, string | null>): Promise<void> {
+    for (const [podName, value] of values) {
+      const pod = this.#options.pods.get(namespace, podName);
+      if (!pod || (pod.metadata.annotations?.[annotation] ?? null) === value) continue;
+      try {
+        // A single annotation: a merge patch cannot lose anyone else's change, so no resourceVersion guard.
+        await this.#options.client.patch(PODS, namespace, podName, 'merge', { metadata: { annotations: { [annotation]: value } } });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+
+  /** A rule being deleted: drop its annotations from the pods, forget its polls, release the finalizer. */
+  async #finalize(rule: PodTransitionRule): Promise<void> {
+    const namespace = rule.metadata.namespace ?? '';
+    const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
+    await this.#annotate(namespace, annotation, new Map((rule.status?.targets ?? []).map((pod) => [pod, null])));
+    for (const ruleState of rule.status?.ruleStates ?? []) {
+      const ruleKey = ruleKeyOf({ namespace, name: rule.metadata.name ?? '', rule: ruleState.name ?? '' });
+      for (const task of ruleState.webhookStatus?.taskStates ?? []) this.#options.polls.forget({ ruleKey, taskId: task.taskId ?? '' });
+    }
+    const finalizers = rule.metadata.finalizers ?? [];
+    if (finalizers.includes(TRANSITION_RULE_FINALIZER)) await this.#setFinalizers(rule, finalizers.filter((f) => f !== TRANSITION_RULE_FINALIZER));
+  }
+
+  #setFinalizers(rule: PodTransitionRule, finalizers: string[]): Promise<PodTransitionRule> {
+    const body = { metadata: { resourceVersion: rule.metadata.resourceVersion, finalizers } };
+    return this.#options.client.patch<PodTransitionRule>(PODTRANSITIONRULES, rule.metadata.namespace, rule.metadata.name ?? '', 'merge', body);
+  }
+}

@@ -1,0 +1,32 @@
+// PodTransitionRule admission: defaulting (mutating) and validation (validating), thin drivers of
+// src/transition. An unreachable webhook host is a warning, never a denial: the probe runs in parallel and
+// within a budget well under the webhook's own timeout.
+
+import type { PodTransitionRule } from '../api/podtransitionrule.ts';
+import { defaultPodTransitionRule } from '../transition/defaults.ts';
+import { validatePodTransitionRule, validationMessage } from '../transition/validate.ts';
+import { reachabilityWarnings } from '../transition/webhook/probe.ts';
+import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
+
+/** Probes must answer well within the API server's call timeout (5 s in podops' webhook configurations). */
+const PROBE_TIMEOUT_MS = 2000;
+
+export function defaultTransitionRule(request: AdmissionRequest): Verdict {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
+  const rule = request.object as PodTransitionRule | undefined;
+  if (!rule?.metadata) return errored(400, `${request.operation} of a PodTransitionRule without an object`);
+  return allowed(defaultPodTransitionRule(rule).patch);
+}
+
+export async function validateTransitionRule(request: AdmissionRequest, probe = reachabilityWarnings): Promise<Verdict> {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
+  const rule = request.object as PodTransitionRule | undefined;
+  if (!rule?.metadata) return errored(400, `${request.operation} of a PodTransitionRule without an object`);
+  // Status writes go through /status, which this webhook does not intercept; a spec unchanged by an update
+  // (finalizers, annotations) needs no new probe.
+  const { errors, warnings } = validatePodTransitionRule(rule);
+  if (errors.length > 0) return denied(validationMessage(errors));
+  const specChanged = request.operation === 'CREATE' || JSON.stringify((request.oldObject as PodTransitionRule | undefined)?.spec) !== JSON.stringify(rule.spec);
+  const unreachable = specChanged && !request.dryRun ? await probe(rule, PROBE_TIMEOUT_MS) : [];
+  return allowed(undefined, [...warnings, ...unreachable]);
+}
