@@ -3,11 +3,22 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type Command, type CommandIO } from './command.ts';
 import { inspectCommand } from './commands/inspect.ts';
+import { beginCommand, finishCommand, undoCommand } from './commands/lifecycle-ops.ts';
+import { statusCommand } from './commands/status.ts';
 import { manifestsCommand } from './commands/manifests.ts';
 import { operatorCommand } from './commands/operator.ts';
 import { sandboxCommand } from './commands/sandbox.ts';
 
-export const commands: readonly Command[] = [inspectCommand, manifestsCommand, operatorCommand, sandboxCommand];
+export const commands: readonly Command[] = [
+  inspectCommand,
+  statusCommand,
+  beginCommand,
+  finishCommand,
+  undoCommand,
+  operatorCommand,
+  manifestsCommand,
+  sandboxCommand,
+];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

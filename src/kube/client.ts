@@ -160,10 +160,13 @@ export class KubeClient {
   readonly #userAgent: string;
   readonly #timeoutMs: number;
   readonly fieldManager: string;
+  /** The namespace of the kubeconfig's current context, if it names one. */
+  readonly contextNamespace: string | undefined;
 
   constructor(kubeConfig: KubeConfig, options: ClientOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster (check current-context)');
+    this.contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace || undefined;
     this.#connection = new Connection(kubeConfig, new URL(cluster.server));
     this.#userAgent = options.userAgent ?? `podops/${process.env.npm_package_version ?? 'dev'}`;
     this.#timeoutMs = options.timeoutMs ?? 30_000;

@@ -1,0 +1,20 @@
+# The podops operator image: `docker build -t podops:0.1.0 .`, then `podops manifests | kubectl apply -f -`
+# (or the Helm chart in deploy/helm/podops).
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The image already has Node 24: skip the pinned `node` devDependency's install script.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["operator", "--leader-elect"]

@@ -1,0 +1,67 @@
+// `podops status`: the controlled pods of a namespace (or all), with each lifecycle's phase, how long it
+// has been there, and what it waits for (including which PodTransitionRule blocks it and why).
+
+import { parseArgs } from 'node:util';
+import type { Pod } from '../../api/kube.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
+import { PODS } from '../../kube/resources.ts';
+import { explainPod, type PodReport } from '../../lifecycle/explain.ts';
+import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
+import { UsageError, type Command } from '../command.ts';
+import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
+import { reportJson } from '../pod-report-text.ts';
+
+const usage = `Usage: podops status [options]
+
+Lists the pods under PodOpsLifecycle (label ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}) with the phase of each
+lifecycle, the time spent in it, and what it waits for.
+
+Options:
+${KUBE_FLAGS_USAGE}
+  -A, --all-namespaces  every namespace
+  -o, --output FORMAT   text (default) or json`;
+
+function rows(reports: PodReport[], nowMs: number, allNamespaces: boolean): string {
+  const now = nanosFromMillis(nowMs);
+  const table: string[][] = [[...(allNamespaces ? ['NAMESPACE'] : []), 'POD', 'PHASE', 'LIFECYCLES', 'WAITING FOR']];
+  for (const report of reports) {
+    const lifecycles = report.lifecycles.map((l) => `${l.id}(${l.type ?? '?'}) ${l.phase}${l.since === undefined ? '' : ` ${formatDuration(now - l.since)}`}`).join(', ') || '-';
+    const waits = [...report.lifecycles.flatMap((l) => l.waitingFor), ...report.waitingFor, ...report.problems.map((p) => `problem: ${p}`)];
+    table.push([...(allNamespaces ? [report.namespace ?? ''] : []), report.name ?? '', report.phase ?? '-', lifecycles, waits.join('; ') || '-']);
+  }
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  return table.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('   ')).join('\n') + '\n';
+}
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'list controlled pods with their lifecycle phases and what they wait for',
+  usage,
+  async run(args, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: { ...kubeFlagOptions, 'all-namespaces': { type: 'boolean', short: 'A', default: false }, output: { type: 'string', short: 'o', default: 'text' } },
+      }));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`unknown output format "${values.output}": use text or json`);
+    const client = clientFromFlags(values);
+    try {
+      const allNamespaces = values['all-namespaces'];
+      const namespace = allNamespaces ? undefined : namespaceFrom(values, client);
+      const list = await client.list<Pod>(PODS, { ...(namespace && { namespace }), labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}` });
+      const reports = list.items
+        .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
+        .map(explainPod);
+      if (values.output === 'json') io.stdout.write(reportJson(reports));
+      else if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
+      else io.stdout.write(rows(reports, io.now(), allNamespaces));
+      return 0;
+    } finally {
+      client.close();
+    }
+  },
+};

@@ -1,0 +1,22 @@
+// Flags shared by the commands that talk to a cluster.
+
+import { KubeClient } from '../kube/client.ts';
+
+export const kubeFlagOptions = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+} as const;
+
+export const KUBE_FLAGS_USAGE = `  --kubeconfig PATH   kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)
+  --context NAME      kubeconfig context
+  -n, --namespace NS  namespace (default: the context's, else default)`;
+
+export function clientFromFlags(values: { kubeconfig?: string; context?: string }): KubeClient {
+  return KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }) });
+}
+
+/** The namespace flag, else the kubeconfig context's namespace, else `default` (as kubectl chooses). */
+export function namespaceFrom(values: { namespace?: string }, client: KubeClient): string {
+  return values.namespace ?? client.contextNamespace ?? 'default';
+}
