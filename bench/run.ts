@@ -1,8 +1,11 @@
 // `npm run bench [-- NAME...]`: runs the benchmarks and prints their figures. Goals are printed next to
 // the figures (and ratios against baselines measured in the same run), never asserted.
 
-const suites: Record<string, () => Promise<void>> = {
+const suites: Record<string, () => Promise<unknown>> = {
   lifecycle: async () => (await import('./lifecycle.ts')).runLifecycleBench(),
+  transition: async () => (await import('./transition.ts')).runTransitionBench(),
+  webhook: async () => (await import('./webhook.ts')).runWebhookBench(),
+  sandbox: async () => (await import('./sandbox.ts')).runSandboxBenchmark(),
 };
 
 const wanted = process.argv.slice(2);
