@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY examples ./examples
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
@@ -16,5 +17,5 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
-ENTRYPOINT ["node", "dist/cli/main.js"]
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
 CMD ["operator", "--leader-elect"]

@@ -5,11 +5,13 @@ import { UsageError, type Command, type CommandIO } from './command.ts';
 import { inspectCommand } from './commands/inspect.ts';
 import { beginCommand, finishCommand, undoCommand } from './commands/lifecycle-ops.ts';
 import { statusCommand } from './commands/status.ts';
+import { upCommand } from './commands/up.ts';
 import { manifestsCommand } from './commands/manifests.ts';
 import { operatorCommand } from './commands/operator.ts';
 import { sandboxCommand } from './commands/sandbox.ts';
 
 export const commands: readonly Command[] = [
+  upCommand,
   inspectCommand,
   statusCommand,
   beginCommand,

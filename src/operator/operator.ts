@@ -41,6 +41,8 @@ export interface OperatorOptions {
   namespace: string;
   featureGates: FeatureGates;
   leaderElect: boolean;
+  /** Lease timings (client-go defaults 15 s / 10 s / 2 s). */
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** This replica's name in the Lease; defaults to the hostname plus a random suffix. */
   identity?: string;
   webhook: {
@@ -155,7 +157,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const manager = new Manager({
     logger: log,
     ...(options.leaderElect && {
-      leaderElection: { client, namespace: options.namespace, name: 'podops-leader', identity, metrics },
+      leaderElection: { client, namespace: options.namespace, name: 'podops-leader', identity, metrics, ...options.leaderElection },
     }),
   });
   const always = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: false, start });

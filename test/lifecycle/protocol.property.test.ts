@@ -8,10 +8,9 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Pod } from '../../src/api/kube.ts';
 import { ID_LABEL_WORDS, SERVICE_AVAILABLE_LABEL, idLabelKey, type IdLabelWord } from '../../src/api/protocol.ts';
-import { mutatePod } from '../../src/lifecycle/mutate.ts';
-import { isOperationPermissionKey, parseIdLabelKey, parseLifecycles } from '../../src/lifecycle/parse.ts';
-import { isPodReady, protectionFinalizers, serviceReadyCondition } from '../../src/lifecycle/pod.ts';
-import { validatePod } from '../../src/lifecycle/validate.ts';
+import { isOperationPermissionKey, parseIdLabelKey } from '../../src/lifecycle/parse.ts';
+import { isPodReady } from '../../src/lifecycle/pod.ts';
+import { checkStoredState } from '../support/invariants.ts';
 import type { LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { CONTROL_LABEL, AVAILABLE_CONDITIONS_ANNOTATION } from '../../src/api/protocol.ts';
 import { expectedFinalizerKey, protectionFinalizer } from '../../src/sdk/cooperation.ts';
@@ -62,29 +61,7 @@ function protocolKeys(pod: Pod): string[] {
 }
 
 /** The invariants that must hold for every state the server stores. */
-function checkInvariants(state: StoredState): void {
-  const { before, after } = state;
-  assert.deepEqual(validatePod(after), [], 'validation accepts every state the mutation produces');
-
-  const again = mutatePod({ operation: before ? 'UPDATE' : 'CREATE', pod: after, oldPod: before, now: 1n });
-  assert.deepEqual(again.changes, [], 'the mutation is idempotent');
-  assert.equal(again.readinessGateAdded, false);
-
-  const lifecycles = parseLifecycles(after.metadata.labels);
-  const previous = before ? parseLifecycles(before.metadata.labels) : undefined;
-  for (const { id, labels } of lifecycles.byId.values()) {
-    const newlyOperate = labels.operate !== undefined && previous?.byId.get(id)?.labels.operate === undefined;
-    if (newlyOperate && serviceReadyCondition(after)) {
-      assert.deepEqual(protectionFinalizers(after), [], `operate/${id} appeared while a protection finalizer was on the pod`);
-    }
-    if (after.metadata.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined) {
-      assert.ok(
-        labels.preparing === undefined && labels.operate === undefined && labels.operated === undefined,
-        `service-available coexists with ${id} in preparing/operate/operated`,
-      );
-    }
-  }
-}
+const checkInvariants = ({ before, after }: StoredState): void => checkStoredState(before, after);
 
 async function run(scenario: Scenario): Promise<void> {
   const server = new FakePodServer();

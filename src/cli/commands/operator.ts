@@ -16,7 +16,10 @@ Options:
   --context NAME                     kubeconfig context
   --namespace NS                     namespace of the leader-election Lease and the certificate Secret
                                      (default: $POD_NAMESPACE, else podops-system)
-  --leader-elect                     elect a leader among replicas (Lease podops-leader; 15s/10s/2s)
+  --leader-elect                     elect a leader among replicas (Lease podops-leader)
+  --leader-elect-lease-duration D    how long a silent leader keeps the lease (default 15s)
+  --leader-elect-renew-deadline D    how long the leader keeps trying to renew before stepping down (default 10s)
+  --leader-elect-retry-period D      between attempts to acquire or renew (default 2s)
   --feature-gates LIST               e.g. GraceDeleteWebhook=true
   --webhook-host HOST                address the webhook server binds (default 0.0.0.0)
   --webhook-port PORT                webhook server port (default 9443)
@@ -32,6 +35,13 @@ Environment:
   SKIP_POD_TRANSITION_RULES          comma list of rule types every PodTransitionRule ignores
                                      (availablePolicy, labelCheck, webhook)`;
 
+/** Go-style durations as controller-runtime's flags take them: `500ms`, `15s`, `1m`. */
+function durationFlag(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
+  if (!match) throw new UsageError(`${flag} must be a duration such as 500ms, 15s or 1m, got "${value}"`);
+  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+}
+
 export const operatorCommand: Command = {
   name: 'operator',
   summary: 'run the operator (controllers and admission webhooks) against a cluster',
@@ -46,6 +56,9 @@ export const operatorCommand: Command = {
           context: { type: 'string' },
           namespace: { type: 'string' },
           'leader-elect': { type: 'boolean', default: false },
+          'leader-elect-lease-duration': { type: 'string', default: '15s' },
+          'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+          'leader-elect-retry-period': { type: 'string', default: '2s' },
           'feature-gates': { type: 'string' },
           'webhook-host': { type: 'string', default: '0.0.0.0' },
           'webhook-port': { type: 'string', default: '9443' },
@@ -69,6 +82,11 @@ export const operatorCommand: Command = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    const leaderElection = {
+      leaseDurationMs: durationFlag('--leader-elect-lease-duration', values['leader-elect-lease-duration']),
+      renewDeadlineMs: durationFlag('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']),
+      retryPeriodMs: durationFlag('--leader-elect-retry-period', values['leader-elect-retry-period']),
+    };
     const namespace = values.namespace ?? io.env.POD_NAMESPACE ?? 'podops-system';
     const inCluster = !values.kubeconfig && !io.env.KUBECONFIG && io.env.KUBERNETES_SERVICE_HOST !== undefined;
     const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), inCluster });
@@ -81,6 +99,7 @@ export const operatorCommand: Command = {
         namespace,
         featureGates,
         leaderElect: values['leader-elect'],
+        leaderElection,
         webhook: { host: values['webhook-host'], port, hosts, secretName: values['webhook-secret'], ...(values['cert-dir'] && { certDir: values['cert-dir'] }) },
         metricsAddress: values['metrics-bind-address'],
         probeAddress: values['health-probe-bind-address'],

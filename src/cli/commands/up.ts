@@ -1,0 +1,88 @@
+// `podops up` (and `npm start`): podops on a laptop, no cluster needed.
+
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { createLogger } from '../../kube/log.ts';
+import { UsageError, type Command } from '../command.ts';
+import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
+
+const usage = `Usage: podops up [options]
+
+Runs a sandbox cluster (API server, 3 simulated nodes, workload controllers), the podops operator with its
+webhooks, an example load-balancer controller and an example operation controller, and a demo
+Deployment of 3 controlled pods behind a controlled Service. Runs until Ctrl-C.
+
+Options:
+  --port N            API server port (default: a free one)
+  --kubeconfig PATH   where to write the kubeconfig (default .podops/kubeconfig)
+  --no-demo           skip the demo Deployment
+  --start-delay MS    simulated container start time (default 1000)
+  --log-level LEVEL   operator logs on stderr (default warn)`;
+
+function tour(kubeconfig: string, apiServer: string, webhook: string): string {
+  const n = DEMO_NAMESPACE;
+  return `
+podops is up.
+  API server   ${apiServer}
+  webhooks     https://${webhook}
+  kubeconfig   ${kubeconfig}
+
+  export KUBECONFIG=${kubeconfig}
+
+Try:
+  kubectl get pods -n ${n} -w                          # the demo pods (traffic on/off is printed here)
+  podops status -n ${n}                                # each pod's lifecycle and what it waits for
+  kubectl delete pod -n ${n} <pod>                      # GraceDelete: denied, then deleted once out of traffic
+  podops begin <pod> -n ${n} --id upgrade --type update # start an operation by hand...
+  podops status -n ${n}                                #   ...watch it leave traffic...
+  podops finish <pod> -n ${n} --id upgrade --type update #   ...and bring it back
+  kubectl annotate pod -n ${n} <pod> podops.example/restart=1   # the example operation controller
+  kubectl set image deployment/web -n ${n} web=nginx:1.28       # a rolling update, pod by pod, gracefully
+  kubectl scale deployment/web -n ${n} --replicas=1             # scale-in through GraceDelete
+Ctrl-C stops everything.
+`;
+}
+
+export const upCommand: Command = {
+  name: 'up',
+  summary: 'run podops on this machine: sandbox cluster, operator, examples and a demo',
+  usage,
+  async run(args, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          port: { type: 'string', default: '0' },
+          kubeconfig: { type: 'string', default: '.podops/kubeconfig' },
+          'no-demo': { type: 'boolean', default: false },
+          'start-delay': { type: 'string', default: '1000' },
+          'log-level': { type: 'string', default: 'warn' },
+        },
+      }));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
+    const startDelayMs = Number(values['start-delay']);
+    if (!Number.isFinite(startDelayMs) || startDelayMs < 0) throw new UsageError(`--start-delay must be a number of milliseconds, got "${values['start-delay']}"`);
+    const kubeconfigPath = resolve(values.kubeconfig);
+    const stamp = (): string => new Date(io.now()).toISOString().slice(11, 19);
+    const stack = await startLocalStack(
+      {
+        port,
+        kubeconfigPath,
+        demo: !values['no-demo'],
+        startDelayMs,
+        log: (line) => io.stdout.write(`${stamp()}  load balancer  ${line}\n`),
+        logger: createLogger({ level: values['log-level'], destination: io.stderr }),
+      },
+      io.signal,
+    );
+    io.stdout.write(tour(kubeconfigPath, stack.sandbox.url, stack.webhookAddress ?? ''));
+    await stack.done;
+    io.stdout.write('podops stopped.\n');
+    return 0;
+  },
+};

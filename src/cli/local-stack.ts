@@ -1,0 +1,156 @@
+// The whole of podops on a laptop, in one process: the sandbox (API server plus simulated nodes and
+// controllers), the operator talking to it over HTTP exactly as to a real cluster, the example cooperation
+// controller (a simulated load balancer) and operation controller, and a demo Deployment of controlled pods
+// behind a controlled Service.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
+import { isAlreadyExists, KubeClient, type KubeObject } from '../kube/client.ts';
+import { silentLogger, type Logger } from '../kube/log.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, SECRETS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../kube/resources.ts';
+import { startOperator } from '../operator/operator.ts';
+import { urlClientConfig, webhookConfigurations } from '../operator/webhook-configuration.ts';
+import { PODTRANSITIONRULES } from '../controllers/transition-controller.ts';
+import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startLoadBalancerController } from '../../examples/load-balancer/controller.ts';
+import type { SimulatedLoadBalancer } from '../../examples/load-balancer/load-balancer.ts';
+import { startRestartController } from '../../examples/operation/restart-controller.ts';
+
+export interface LocalStackOptions {
+  /** Sandbox port; 0 picks a free one. */
+  port: number;
+  kubeconfigPath: string;
+  demo: boolean;
+  /** The simulated kubelet's container start delay (a short one makes the lifecycles visible). */
+  startDelayMs: number;
+  /** Cap of the simulated containers' termination grace period. Default 2 s. */
+  gracePeriodCapMs?: number;
+  /** Simulated nodes. Default 3. */
+  nodes?: number;
+  /** Keep the sandbox's write log (for tests that check invariants over everything that happened). */
+  recordWrites?: boolean;
+  /** Run the operator in this process (default), or leave it to the caller (e.g. as a separate process). */
+  operator?: 'in-process' | 'external';
+  /** Where the example load balancer reports traffic changes. */
+  log: (line: string) => void;
+  logger?: Logger;
+}
+
+export interface LocalStack {
+  sandbox: Sandbox;
+  client: KubeClient;
+  /** The in-process operator's webhook server, when it runs in-process. */
+  webhookAddress: string | undefined;
+  loadBalancer: SimulatedLoadBalancer;
+  done: Promise<void>;
+}
+
+export const OPERATOR_NAMESPACE = 'podops-system';
+export const CERT_SECRET = 'podops-webhook-certs';
+export const DEMO_NAMESPACE = 'demo';
+
+async function createIfAbsent(client: KubeClient, type: Parameters<KubeClient['create']>[0], object: KubeObject): Promise<void> {
+  try {
+    await client.create(type, object);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+async function until(check: () => Promise<boolean>, what: string, signal: AbortSignal, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (signal.aborted) throw new Error(`stopped while waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts everything; resolves once the webhooks are registered and the demo is created. */
+export async function startLocalStack(options: LocalStackOptions, signal: AbortSignal): Promise<LocalStack> {
+  const logger = options.logger ?? silentLogger();
+  const sandbox = await startSandbox({
+    port: options.port,
+    ...(options.recordWrites && { recordWrites: true }),
+    simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000 } },
+  });
+  await mkdir(dirname(options.kubeconfigPath), { recursive: true });
+  await writeFile(options.kubeconfigPath, sandbox.kubeconfig, { mode: 0o600 });
+  const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
+
+  await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, podTransitionRuleCRD() as KubeObject);
+  await until(() => client.list(PODTRANSITIONRULES, { namespace: 'default', limit: 1 }).then(() => true), 'the PodTransitionRule CRD', signal);
+  await createIfAbsent(client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
+
+  let operatorDone: Promise<void> = Promise.resolve();
+  let webhookAddress: string | undefined;
+  if (options.operator !== 'external') {
+    const operator = startOperator(
+      {
+        client,
+        namespace: OPERATOR_NAMESPACE,
+        featureGates: { GraceDeleteWebhook: true },
+        leaderElect: false,
+        webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
+        metricsAddress: '127.0.0.1:0',
+        probeAddress: '127.0.0.1:0',
+        logger,
+      },
+      signal,
+    );
+    operatorDone = operator.done;
+    webhookAddress = await operator.webhookAddress;
+    await registerWebhooks(client, webhookAddress);
+  }
+
+  const lb = startLoadBalancerController(client, signal, { logger, log: options.log });
+  const restarts = startRestartController(client, signal, logger);
+  if (options.demo) await createDemo(client);
+  const done = Promise.all([operatorDone, lb.done, restarts]).then(async () => {
+    client.close();
+    await sandbox.stop();
+  });
+  return { sandbox, client, webhookAddress, loadBalancer: lb.lb, done };
+}
+
+/** The certificate names of a webhook server on this machine. */
+export const LOCAL_WEBHOOK_HOSTS = ['127.0.0.1', 'localhost'];
+
+/**
+ * Registers podops' webhook configurations for a server on this machine. The server already serves the
+ * certificate of the Secret by then, so the configurations carry its CA from the start: no failing window.
+ */
+export async function registerWebhooks(client: KubeClient, webhookAddress: string): Promise<void> {
+  const secret = await client.get<{ data: Record<string, string> }>(SECRETS, OPERATOR_NAMESPACE, CERT_SECRET);
+  for (const config of webhookConfigurations(urlClientConfig(`https://${webhookAddress}`), secret.data['ca.crt'])) {
+    const type = config.kind === 'MutatingWebhookConfiguration' ? MUTATING_WEBHOOK_CONFIGURATIONS : VALIDATING_WEBHOOK_CONFIGURATIONS;
+    await createIfAbsent(client, type, config as KubeObject);
+  }
+}
+
+/** A controlled Service and a Deployment of three controlled pods behind it. */
+async function createDemo(client: KubeClient): Promise<void> {
+  const labels = { app: 'web' };
+  await createIfAbsent(client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEMO_NAMESPACE } });
+  await createIfAbsent(client, SERVICES, {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web', namespace: DEMO_NAMESPACE, labels: { [CONTROL_LABEL]: CONTROL_LABEL_VALUE } },
+    spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+  });
+  await createIfAbsent(client, DEPLOYMENTS, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: DEMO_NAMESPACE },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels: { ...labels, [CONTROL_LABEL]: CONTROL_LABEL_VALUE } },
+        spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }] },
+      },
+    },
+  });
+}
