@@ -7,7 +7,6 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { Agent, request } from 'node:http';
-import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
@@ -253,14 +252,5 @@ export async function runSandboxBenchmark(options: SandboxBenchOptions = {}): Pr
   }
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
 
-if (isEntryPoint()) await runSandboxBenchmark();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runSandboxBenchmark();

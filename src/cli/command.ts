@@ -1,5 +1,7 @@
 // A `podops` subcommand. Commands get their streams injected so tests can drive them without a process.
 
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -22,4 +24,13 @@ export interface Command {
 /** A user error: printed as `podops <cmd>: <message>` with exit code 2, no stack trace. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** node:util parseArgs, with its complaints (unknown or malformed options) turned into UsageErrors. */
+export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

@@ -1,9 +1,8 @@
 // `podops inspect [FILE|-]`: what each lifecycle of a pod is doing and waiting for, read off its labels.
 
-import { parseArgs } from 'node:util';
 import type { Pod } from '../../api/kube.ts';
 import { explainPod } from '../../lifecycle/explain.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 import { parseObjects, readSource } from '../input.ts';
 import { formatPodReport, reportJson } from '../pod-report-text.ts';
 
@@ -44,12 +43,7 @@ export const inspectCommand: Command = {
   summary: 'show the lifecycles of a pod (JSON or YAML from a file or stdin)',
   usage,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, options: { output: { type: 'string', short: 'o', default: 'text' } } });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const parsed = parseCommandArgs({ args, allowPositionals: true, options: { output: { type: 'string', short: 'o', default: 'text' } } });
     const { values, positionals } = parsed;
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
     if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`unknown output format "${values.output}": use text or json`);

@@ -2,7 +2,6 @@
 // lifecycle; finish ends the operation once podops allows it (the pod is out of traffic and its checks
 // passed); undo cancels the lifecycle in any phase.
 
-import { parseArgs } from 'node:util';
 import type { Pod } from '../../api/kube.ts';
 import { isNotFound } from '../../kube/client.ts';
 import { nowNanos } from '../../kube/clock.ts';
@@ -11,7 +10,7 @@ import { explainPod } from '../../lifecycle/explain.ts';
 import { podWriterFor } from '../../sdk/kube-writer.ts';
 import { OperationClient } from '../../sdk/operation-client.ts';
 import { allowOps, hasLifecycle, lifecycleIdFor, OperationTypeConflictError, type LifecycleAdapter } from '../../sdk/operation.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 
 type Verb = 'begin' | 'finish' | 'undo';
@@ -39,22 +38,17 @@ function lifecycleCommand(verb: Verb): Command {
     summary: summaries[verb],
     usage: usageOf(verb),
     async run(args, io) {
-      let parsed;
-      try {
-        parsed = parseArgs({
-          args,
-          allowPositionals: true,
-          options: {
-            ...kubeFlagOptions,
-            id: { type: 'string' },
-            type: { type: 'string' },
-            'allow-multi-type': { type: 'boolean', default: false },
-            force: { type: 'boolean', default: false },
-          },
-        });
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+      const parsed = parseCommandArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          ...kubeFlagOptions,
+          id: { type: 'string' },
+          type: { type: 'string' },
+          'allow-multi-type': { type: 'boolean', default: false },
+          force: { type: 'boolean', default: false },
+        },
+      });
       const { values, positionals } = parsed;
       const [podName, ...extra] = positionals;
       if (!podName || extra.length > 0) throw new UsageError(`expected exactly one POD, got ${positionals.length}`);

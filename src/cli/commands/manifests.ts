@@ -1,10 +1,9 @@
 // `podops manifests`: the objects that install podops in a cluster, as YAML.
 
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { DEFAULT_MANIFEST_OPTIONS, manifests } from '../../operator/manifests.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops manifests [options] | kubectl apply -f -
 
@@ -22,17 +21,16 @@ export const manifestsCommand: Command = {
   summary: 'print the Kubernetes objects that install podops',
   usage,
   async run(args, io) {
-    let values;
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        namespace: { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.namespace },
+        image: { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.image },
+        replicas: { type: 'string', default: String(DEFAULT_MANIFEST_OPTIONS.replicas) },
+        'feature-gates': { type: 'string', default: '' },
+      },
+    });
     try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          namespace: { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.namespace },
-          image: { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.image },
-          replicas: { type: 'string', default: String(DEFAULT_MANIFEST_OPTIONS.replicas) },
-          'feature-gates': { type: 'string', default: '' },
-        },
-      }));
       parseFeatureGates(values['feature-gates']);
     } catch (err) {
       throw new UsageError((err as Error).message);

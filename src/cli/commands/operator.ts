@@ -1,11 +1,10 @@
 // `podops operator`: runs the operator against a cluster (or the sandbox) until SIGTERM.
 
-import { parseArgs } from 'node:util';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger } from '../../kube/log.ts';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { startOperator } from '../../operator/operator.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops operator [options]
 
@@ -47,32 +46,27 @@ export const operatorCommand: Command = {
   summary: 'run the operator (controllers and admission webhooks) against a cluster',
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          kubeconfig: { type: 'string' },
-          context: { type: 'string' },
-          namespace: { type: 'string' },
-          'leader-elect': { type: 'boolean', default: false },
-          'leader-elect-lease-duration': { type: 'string', default: '15s' },
-          'leader-elect-renew-deadline': { type: 'string', default: '10s' },
-          'leader-elect-retry-period': { type: 'string', default: '2s' },
-          'feature-gates': { type: 'string' },
-          'webhook-host': { type: 'string', default: '0.0.0.0' },
-          'webhook-port': { type: 'string', default: '9443' },
-          'cert-dir': { type: 'string' },
-          'webhook-hosts': { type: 'string' },
-          'webhook-secret': { type: 'string', default: 'podops-webhook-certs' },
-          'metrics-bind-address': { type: 'string', default: ':8080' },
-          'health-probe-bind-address': { type: 'string', default: ':8081' },
-          'log-level': { type: 'string', default: 'info' },
-        },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string' },
+        'leader-elect': { type: 'boolean', default: false },
+        'leader-elect-lease-duration': { type: 'string', default: '15s' },
+        'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+        'leader-elect-retry-period': { type: 'string', default: '2s' },
+        'feature-gates': { type: 'string' },
+        'webhook-host': { type: 'string', default: '0.0.0.0' },
+        'webhook-port': { type: 'string', default: '9443' },
+        'cert-dir': { type: 'string' },
+        'webhook-hosts': { type: 'string' },
+        'webhook-secret': { type: 'string', default: 'podops-webhook-certs' },
+        'metrics-bind-address': { type: 'string', default: ':8080' },
+        'health-probe-bind-address': { type: 'string', default: ':8081' },
+        'log-level': { type: 'string', default: 'info' },
+      },
+    });
     const port = Number(values['webhook-port']);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--webhook-port must be a port number, got "${values['webhook-port']}"`);
     if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(values['log-level'])) throw new UsageError(`unknown --log-level "${values['log-level']}"`);

@@ -2,9 +2,8 @@
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startSandbox } from '../../sandbox/index.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
@@ -27,16 +26,11 @@ export const sandboxCommand: Command = {
   summary: 'run an embedded Kubernetes-compatible API server (for kubectl and the operator)',
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        allowPositionals: false,
-        options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false } },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      allowPositionals: false,
+      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false } },
+    });
     const port = parsePort(values.port);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);

@@ -1,13 +1,12 @@
 // `podops status`: the controlled pods of a namespace (or all), with each lifecycle's phase, how long it
 // has been there, and what it waits for (including which PodTransitionRule blocks it and why).
 
-import { parseArgs } from 'node:util';
 import type { Pod } from '../../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
 import { PODS } from '../../kube/resources.ts';
 import { explainPod, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 import { reportJson } from '../pod-report-text.ts';
 
@@ -38,15 +37,10 @@ export const statusCommand: Command = {
   summary: 'list controlled pods with their lifecycle phases and what they wait for',
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: { ...kubeFlagOptions, 'all-namespaces': { type: 'boolean', short: 'A', default: false }, output: { type: 'string', short: 'o', default: 'text' } },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: { ...kubeFlagOptions, 'all-namespaces': { type: 'boolean', short: 'A', default: false }, output: { type: 'string', short: 'o', default: 'text' } },
+    });
     if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`unknown output format "${values.output}": use text or json`);
     const client = clientFromFlags(values);
     try {

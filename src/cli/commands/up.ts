@@ -1,9 +1,8 @@
 // `podops up` (and `npm start`): podops on a laptop, no cluster needed.
 
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { createLogger } from '../../kube/log.ts';
-import { UsageError, type Command } from '../command.ts';
+import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
 
 const usage = `Usage: podops up [options]
@@ -48,21 +47,16 @@ export const upCommand: Command = {
   summary: 'run podops on this machine: sandbox cluster, operator, examples and a demo',
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          port: { type: 'string', default: '0' },
-          kubeconfig: { type: 'string', default: '.podops/kubeconfig' },
-          'no-demo': { type: 'boolean', default: false },
-          'start-delay': { type: 'string', default: '1000' },
-          'log-level': { type: 'string', default: 'warn' },
-        },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        port: { type: 'string', default: '0' },
+        kubeconfig: { type: 'string', default: '.podops/kubeconfig' },
+        'no-demo': { type: 'boolean', default: false },
+        'start-delay': { type: 'string', default: '1000' },
+        'log-level': { type: 'string', default: 'warn' },
+      },
+    });
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
     const startDelayMs = Number(values['start-delay']);
