@@ -199,9 +199,18 @@ export function failure(code: number, reason: string, message: string, details: 
 /** A Status carried as an exception through the request path; the HTTP layer writes `status` as the body. */
 export class StatusError extends Error {
   readonly status: Status;
-  constructor(status: Status) {
+  /** Warnings recorded before the failure: the real server still sends them as `Warning` headers. */
+  readonly warnings: string[];
+  constructor(status: Status, warnings: readonly string[] = []) {
     super(status.message ?? status.reason ?? `status ${status.code}`);
     this.name = 'StatusError';
     this.status = status;
+    this.warnings = [...warnings];
   }
+}
+
+/** Puts warnings recorded before a failure in front of its own (the real server sends them with the error). */
+export function withEarlierWarnings(err: unknown, warnings: readonly string[]): unknown {
+  if (err instanceof StatusError) err.warnings.unshift(...warnings);
+  return err;
 }

@@ -29,6 +29,8 @@ import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
 import { simulationControllers, type SimulationOptions } from './simulation.ts';
+import { webhookAdmission } from './webhooks/plugins.ts';
+import type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, UserInfo } from './apiserver/admission.ts';
 export type { LocalClient, LocalWatch, ObjectList, PatchKind, RequestOptions, ResourceRef } from './apiserver/local-client.ts';
@@ -37,6 +39,7 @@ export type { Controller, ControllerContext } from './controllers/controller.ts'
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
 export type { WriteLog, WriteRecord } from './storage/write-log.ts';
 export type { SimulationOptions } from './simulation.ts';
+export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -61,6 +64,11 @@ export interface SandboxOptions {
   controllers?: Controller[];
   /** Simulate a cluster around the API server: workload controllers and nodes (scheduler + kubelet). */
   simulation?: SimulationOptions;
+  /**
+   * Where admission webhooks configured with `clientConfig.service` are served: `namespace/name`
+   * (or `namespace/name:port`) → `https://host:port`. Read on every call (docs/sandbox-webhooks.md).
+   */
+  webhookServices?: WebhookServiceAddresses;
 }
 
 export interface Sandbox {
@@ -90,6 +98,13 @@ export interface Sandbox {
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/** The groups the authenticator gives a user; a service account also belongs to its namespace's group. */
+function authenticatedGroups(username: string): string[] {
+  if (username.startsWith('system:node:')) return ['system:nodes', 'system:authenticated'];
+  const serviceAccount = /^system:serviceaccount:([^:]+):[^:]+$/.exec(username);
+  return serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`, 'system:authenticated'] : ['system:authenticated'];
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock;
@@ -100,6 +115,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const def of registry.all()) store.ensureResource(def.storageKey);
   const admission = new AdmissionChain();
   admission.add(namespaceLifecycle(store));
+  const webhooks = webhookAdmission({ store, registry, clock, serviceAddresses: () => options.webhookServices ?? {} });
+  admission.add(webhooks.mutating);
+  admission.add(webhooks.validating);
   for (const plugin of options.admission ?? []) admission.add(plugin);
   const writes = new WriteCounter();
   const ctx: ServerContext = {
@@ -117,7 +135,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const certificates = options.tls ? await generateServingCertificates([host, 'localhost', '127.0.0.1']) : undefined;
   const client = (identity: { username?: string; userAgent?: string } = {}): LocalClient => {
-    const user: UserInfo = identity.username ? { username: identity.username, groups: ['system:authenticated'] } : sandboxAdmin;
+    const user: UserInfo = identity.username ? { username: identity.username, groups: authenticatedGroups(identity.username) } : sandboxAdmin;
     return new LocalClient(ctx, { user, userAgent: identity.userAgent ?? 'podops-sandbox' });
   };
   const system = client();
@@ -141,6 +159,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const runController = (controller: Controller): (() => void) => {
     const controllerCtx: ControllerContext = {
       client: client({ username: `system:serviceaccount:kube-system:${controller.name}`, userAgent: `kube-controller-manager/v1.32.0 ${controller.name}` }),
+      clientAs: client,
       subscribe: (listener) => store.subscribe(listener),
       store,
       registry,
@@ -191,6 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stopped = true;
       stopController.abort();
       for (const stop of stops) stop();
+      webhooks.stop();
       history?.stop();
       await front.close();
     },

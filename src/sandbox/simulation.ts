@@ -3,16 +3,33 @@
 // server alone behaves as the reference observations describe (a server with no kubelet); `podops sandbox`
 // and `podops up` turn it on. Each part registers its controllers in `simulationControllers`.
 
+import { deploymentController } from './controllers/apps/deployment-controller.ts';
+import { replicaSetController } from './controllers/apps/replica-set-controller.ts';
+import { daemonSetController } from './controllers/apps/daemonset-controller.ts';
+import { statefulSetController } from './controllers/apps/statefulset-controller.ts';
+import { jobController, type JobControllerOptions } from './controllers/batch/job-controller.ts';
+import { ttlAfterFinishedController } from './controllers/batch/ttl-after-finished-controller.ts';
 import type { Controller } from './controllers/controller.ts';
+import { endpointsController } from './controllers/endpoints-controller.ts';
+import { endpointSliceController } from './controllers/endpointslice-controller.ts';
+import { nodeControllers, type KubeletOptions } from './nodes/index.ts';
 
 export interface SimulationOptions {
   /** kube-controller-manager's workload and endpoint controllers. Default true. */
   controllers?: boolean;
   /** Number of simulated nodes (scheduler and kubelet); 0 runs none. Default 3. */
   nodes?: number;
+  /** The simulated kubelets' delays and limits (docs/sandbox-nodes.md). */
+  kubelet?: KubeletOptions;
+  /** The Job controller's batching and pod-failure back-off (docs/sandbox-statefulsets.md); tests shorten them. */
+  jobs?: JobControllerOptions;
 }
 
-export function simulationControllers(_options: SimulationOptions): Controller[] {
+export function simulationControllers(options: SimulationOptions): Controller[] {
   const controllers: Controller[] = [];
+  controllers.push(...nodeControllers(options.nodes ?? 3, options.kubelet));
+  if (options.controllers ?? true) controllers.push(statefulSetController, daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
+  if (options.controllers ?? true) controllers.push(replicaSetController, deploymentController);
+  if (options.controllers ?? true) controllers.push(endpointsController, endpointSliceController);
   return controllers;
 }

@@ -7,13 +7,15 @@ import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
-const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls]
+const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N]
 
-Runs an in-memory Kubernetes-compatible API server on 127.0.0.1 until Ctrl-C.
+Runs an in-memory Kubernetes-compatible API server on 127.0.0.1 until Ctrl-C, with a simulated cluster
+around it: nodes with a scheduler and kubelets, and the workload and endpoint controllers.
 
   --port N           port to listen on (default: a free port)
   --kubeconfig PATH  where to write the kubeconfig (default: ${defaultKubeconfig})
-  --tls              serve HTTPS with a generated CA (written into the kubeconfig)`;
+  --tls              serve HTTPS with a generated CA (written into the kubeconfig)
+  --nodes N          simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)`;
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return 0;
@@ -29,14 +31,16 @@ export const sandboxCommand: Command = {
     const { values } = parseCommandArgs({
       args,
       allowPositionals: false,
-      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false } },
+      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false }, nodes: { type: 'string', default: '3' } },
     });
     const port = parsePort(values.port);
+    const nodes = Number(values.nodes);
+    if (!Number.isInteger(nodes) || nodes < 0 || nodes > 250) throw new UsageError(`--nodes must be a number from 0 to 250, got "${values.nodes}"`);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
     let sandbox;
     try {
-      sandbox = await startSandbox({ port, tls: values.tls, kubeconfigPath });
+      sandbox = await startSandbox({ port, tls: values.tls, kubeconfigPath, ...(nodes > 0 && { simulation: { nodes } }) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${port} is already in use`);
@@ -45,7 +49,7 @@ export const sandboxCommand: Command = {
     }
     io.stdout.write(
       [
-        `sandbox API server listening on ${sandbox.url}`,
+        `sandbox API server listening on ${sandbox.url}${nodes > 0 ? ` (${nodes} simulated nodes)` : ''}`,
         `kubeconfig written to ${kubeconfigPath}`,
         `  export KUBECONFIG=${kubeconfigPath}`,
         'Press Ctrl-C to stop.',

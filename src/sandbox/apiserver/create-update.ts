@@ -37,7 +37,7 @@ export async function updateObject(ctx: ServerContext, req: ApiRequest): Promise
 }
 
 /** A PUT whose metadata.uid names another object fails as the storage precondition does. */
-function uidPreconditionFailed(req: ApiRequest, uid: string, current: KubeObject): Error {
+export function uidPreconditionFailed(req: ApiRequest, uid: string, current: KubeObject): Error {
   const { def } = req;
   const qualified = def.group ? `${def.resource}.${def.group}` : def.resource;
   const name = req.name ?? '';

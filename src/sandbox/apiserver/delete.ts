@@ -11,14 +11,17 @@ import type { ServerContext } from './context.ts';
 import type { DeleteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
 import type { ApiRequest } from './request.ts';
-import { admissionAttributes, targetOf } from './write.ts';
+import { admissionAttributes, recordWarnings, targetOf } from './write.ts';
 
 export const orphanFinalizer = 'orphan';
 export const foregroundFinalizer = 'foregroundDeletion';
 
-export type DeleteOutcome =
-  | { state: 'deleted'; object: KubeObject }
-  | { state: 'pending'; object: KubeObject };
+export interface DeleteOutcome {
+  state: 'deleted' | 'pending';
+  object: KubeObject;
+  /** Warnings of the admission webhooks the deletion passed. */
+  warnings: string[];
+}
 
 function preconditionConflict(def: ResourceDefinition, name: string, why: string): StatusError {
   const details = { name, ...(def.group ? { group: def.group } : {}), kind: def.kind };
@@ -85,8 +88,8 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
       def.strategy.beginDeletion(object, now);
       meta.finalizers = finalizersForPolicy(def, meta.finalizers ?? [], options);
       if (!meta.finalizers.length) delete meta.finalizers;
-      await admitDelete(ctx, req, current, options, requestedGrace);
-      return writePending(ctx, req, entry.key, entry.rv, object, options);
+      const warnings = await admitDelete(ctx, req, current, options, requestedGrace);
+      return { ...writePending(ctx, req, entry.key, entry.rv, object, options), warnings };
     }
     if (def.strategy.gracePeriod) {
       const oldGrace = meta.deletionGracePeriodSeconds;
@@ -109,10 +112,16 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
         changed = true;
       }
     }
-    await admitDelete(ctx, req, current, options, graceful ? meta.deletionGracePeriodSeconds : requestedGrace);
-    if (pendingGrace) return { state: 'pending', object: current };
+    // A deletion already waiting out a grace period that this request does not shorten is answered
+    // without admission, as the real store does.
+    if (pendingGrace) return { state: 'pending', object: current, warnings: [] };
 
     const finalizers = finalizersForPolicy(def, meta.finalizers ?? [], options);
+    // The store's update for graceful deletion and finalizers runs the deletion's admission against
+    // the stored object; deleting from storage runs it again against the object as it then is.
+    const updatesFirst = graceful || (current.metadata.finalizers ?? []).length > 0 || !sameList(current.metadata.finalizers, finalizers);
+    const grace = graceful ? meta.deletionGracePeriodSeconds : requestedGrace;
+    const warnings = await admitDelete(ctx, req, current, options, grace);
     if (!sameList(meta.finalizers, finalizers)) {
       meta.finalizers = finalizers;
       changed = true;
@@ -130,18 +139,21 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
     const blocked = def.strategy.blocksDeletion?.(object) ?? false;
     const pending = finalizers.length > 0 || blocked || (graceful && (meta.deletionGracePeriodSeconds ?? 0) > 0);
 
-    if (options.dryRun) return { state: pending ? 'pending' : 'deleted', object };
+    if (options.dryRun) return { state: pending ? 'pending' : 'deleted', object, warnings };
     try {
-      let expected = entry.rv;
-      if (changed) {
+      if (pending) {
+        if (!changed) return { state: 'pending', object: current, warnings };
         delete meta.resourceVersion;
-        const updated = ctx.store.update(def.storageKey, entry.key, object, entry.rv);
-        if (pending) return { state: 'pending', object: updated.object };
-        expected = updated.rv;
-      } else if (pending) {
-        return { state: 'pending', object: current };
+        return { state: 'pending', object: ctx.store.update(def.storageKey, entry.key, object, entry.rv).object, warnings };
       }
-      return { state: 'deleted', object: ctx.store.delete(def.storageKey, entry.key, expected) };
+      let last = entry;
+      // Only a graceful deletion writes its deletionTimestamp before the object goes.
+      if (graceful && changed) {
+        delete meta.resourceVersion;
+        last = ctx.store.update(def.storageKey, entry.key, object, entry.rv);
+      }
+      if (updatesFirst) await recordWarnings(warnings, admitDelete(ctx, req, last.object, options, grace));
+      return { state: 'deleted', object: ctx.store.delete(def.storageKey, entry.key, last.rv), warnings };
     } catch (err) {
       if (err instanceof StorageError && err.code === 'conflict') continue;
       if (err instanceof StorageError && err.code === 'notFound') throw new StatusError(notFoundStatus(targetOf(def, name)));
@@ -151,22 +163,27 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
   throw new StatusError(conflictStatus(targetOf(def, name)));
 }
 
+/** The deletion's admission (mutating, then validating) against `current`, with the grace period the store computed. */
 async function admitDelete(
   ctx: ServerContext,
   req: ApiRequest,
   current: KubeObject,
   options: DeleteOptions,
   grace: number | undefined,
-): Promise<void> {
+): Promise<string[]> {
   const deleteOptions: Record<string, unknown> = { kind: 'DeleteOptions' };
   if (grace !== undefined) deleteOptions.gracePeriodSeconds = grace;
+  if (options.preconditions.uid !== undefined || options.preconditions.resourceVersion !== undefined) deleteOptions.preconditions = { ...options.preconditions };
+  if (options.orphanDependents !== undefined) deleteOptions.orphanDependents = options.orphanDependents;
   if (options.propagationPolicy) deleteOptions.propagationPolicy = options.propagationPolicy;
   const attributes = admissionAttributes(req, 'DELETE', undefined, current, options.dryRun, deleteOptions);
-  await ctx.admission.admit(attributes);
-  await ctx.admission.validate(attributes);
+  const warnings: string[] = [];
+  await recordWarnings(warnings, ctx.admission.admit(attributes));
+  await recordWarnings(warnings, ctx.admission.validate(attributes));
+  return warnings;
 }
 
-function writePending(ctx: ServerContext, req: ApiRequest, key: string, rv: number, object: KubeObject, options: DeleteOptions): DeleteOutcome {
+function writePending(ctx: ServerContext, req: ApiRequest, key: string, rv: number, object: KubeObject, options: DeleteOptions): Omit<DeleteOutcome, 'warnings'> {
   if (options.dryRun) return { state: 'pending', object };
   delete object.metadata.resourceVersion;
   try {

@@ -3,6 +3,7 @@
 
 import { failure, StatusError } from '../errors.ts';
 import { apiVersionOf } from '../registry/types.ts';
+import { createBinding } from './binding.ts';
 import type { ServerContext } from './context.ts';
 import { createObject, updateObject } from './create-update.ts';
 import { deleteOne } from './delete.ts';
@@ -29,6 +30,7 @@ function checkSubresource(req: ApiRequest): void {
   if (subresource === 'status' && def.strategy.hasStatusSubresource) return;
   if (subresource === 'scale' && def.scale) return;
   if (subresource === 'finalize' && def.strategy.prepareForFinalizeUpdate) return;
+  if (subresource === 'binding' && def.binding) return;
   // A custom resource without the subresource answers as if the object were missing.
   if (def.custom) throw new StatusError(notFoundStatus(targetOf(def, req.name)));
   throw notFoundPath();
@@ -50,12 +52,14 @@ async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
   const sub = req.subresource;
   switch (req.verb) {
     case 'get':
+      if (sub === 'binding') throw methodNotAllowed();
       return sub === 'scale' ? getScale(ctx, req) : getObject(ctx, req);
     case 'list':
       return listObjects(ctx, req);
     case 'watch':
       return watchObjects(ctx, req);
     case 'create':
+      if (sub === 'binding') return createBinding(ctx, req);
       if (sub || req.name) throw methodNotAllowed();
       return createObject(ctx, req);
     case 'update':
@@ -64,7 +68,7 @@ async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
       throw methodNotAllowed();
     case 'patch':
       if (sub === 'scale') return writeScale(ctx, req, 'patch');
-      if (sub === 'finalize') throw methodNotAllowed();
+      if (sub === 'finalize' || sub === 'binding') throw methodNotAllowed();
       return patchObject(ctx, req);
     case 'delete':
       if (sub) throw methodNotAllowed();
@@ -81,11 +85,12 @@ async function deleteObject(ctx: ServerContext, req: ApiRequest): Promise<ApiRes
   const outcome = await deleteOne(ctx, req, name, options);
   const { def } = req;
   const shown = def.toExternal ? def.toExternal(outcome.object) : outcome.object;
+  const { warnings } = outcome;
   if (outcome.state === 'pending') {
-    return { type: 'object', code: options.orphanDependents === false ? 202 : 200, object: shown, warnings: [] };
+    return { type: 'object', code: options.orphanDependents === false ? 202 : 200, object: shown, warnings };
   }
-  if (def.deleteReturnsObject) return { type: 'object', code: 200, object: shown, warnings: [] };
-  return { type: 'status', code: 200, status: deletedStatus(def, name, outcome.object.metadata.uid), warnings: [] };
+  if (def.deleteReturnsObject) return { type: 'object', code: 200, object: shown, warnings };
+  return { type: 'status', code: 200, status: deletedStatus(def, name, outcome.object.metadata.uid), warnings };
 }
 
 /** DELETE on a collection: deletes every selected object and answers the list as it was. */
@@ -97,9 +102,10 @@ async function deleteCollection(ctx: ServerContext, req: ApiRequest): Promise<Li
   const prefix = def.namespaced && req.namespace ? `${req.namespace}/` : undefined;
   const selected = ctx.store.list(def.storageKey, prefix).filter((e) => !matches || matches(e.object));
   const rv = ctx.store.currentRv;
+  const warnings: string[] = [];
   for (const entry of selected) {
     try {
-      await deleteOne(ctx, { ...req, namespace: entry.object.metadata.namespace }, entry.object.metadata.name ?? '', options);
+      warnings.push(...(await deleteOne(ctx, { ...req, namespace: entry.object.metadata.namespace }, entry.object.metadata.name ?? '', options)).warnings);
     } catch (err) {
       if (!(err instanceof StatusError && err.status.code === 404)) throw err;
     }
@@ -111,6 +117,6 @@ async function deleteCollection(ctx: ServerContext, req: ApiRequest): Promise<Li
     apiVersion: apiVersionOf(def.group, def.version),
     metadata: { resourceVersion: String(rv) },
     items: selected.map((entry) => toView(def, entry)),
-    warnings: [],
+    warnings,
   };
 }

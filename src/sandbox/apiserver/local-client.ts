@@ -99,8 +99,9 @@ export class LocalClient {
     return list;
   }
 
+  /** POST; with a subresource (`binding`) the object's name addresses the parent. */
   async create(ref: ResourceRef, object: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
-    return this.#object(await this.#call('create', ref, undefined, options, object));
+    return this.#object(await this.#call('create', ref, options.subresource ? object.metadata.name : undefined, options, object));
   }
 
   async update(ref: ResourceRef, object: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {

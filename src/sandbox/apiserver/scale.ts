@@ -89,6 +89,19 @@ export async function writeScale(ctx: ServerContext, req: ApiRequest, verb: 'upd
     options,
     isPut: false,
     recordFields: true,
+    // Admission sees Scale objects of `<resource>/scale`, and a webhook may change their replicas.
+    admissionView: {
+      subresource: 'scale',
+      kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      view: (object) => scaleOf(def, object),
+      fold(view, object) {
+        const replicas = readPath(view, ['spec', 'replicas']) ?? 0;
+        if (typeof replicas !== 'number' || replicas < 0) throw invalidReplicas(name, replicas);
+        const parent = cloneJson(object);
+        setPath(parent, spec.specReplicasPath, replicas);
+        return parent;
+      },
+    },
     attempt(current) {
       const currentScale = scaleOf(def, current);
       let desired: KubeObject;

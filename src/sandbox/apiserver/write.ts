@@ -3,11 +3,11 @@
 // read-modify-write against the store (GuaranteedUpdate: retried on a race unless the client gave a
 // resourceVersion precondition).
 
-import { alreadyExistsStatus, badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError } from '../errors.ts';
+import { alreadyExistsStatus, badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings } from '../errors.ts';
 import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
 import { generateNameFrom } from '../meta/names.ts';
 import { formatTimestamp } from '../meta/time.ts';
-import { apiVersionOf, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
+import { apiVersionOf, type GroupVersionKind, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
 import { StorageError, type StoredEntry } from '../storage/store.ts';
 import { randomUUID } from 'node:crypto';
 import type { AdmissionAttributes, AdmissionOperation } from './admission.ts';
@@ -49,6 +49,15 @@ export function admissionAttributes(
   };
 }
 
+/** Awaits a step that yields warnings; if it fails, the failure carries the warnings recorded before. */
+export async function recordWarnings(warnings: string[], step: Promise<string[]>): Promise<void> {
+  try {
+    warnings.push(...(await step));
+  } catch (err) {
+    throw withEarlierWarnings(err, warnings);
+  }
+}
+
 /** Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. */
 export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, duplicates: readonly string[] = []): string[] {
   const unknown = def.strategy.dropUnknownFields?.(object) ?? [];
@@ -59,6 +68,15 @@ export function handleUnknownFields(def: ResourceDefinition, object: KubeObject,
     );
   }
   return options.fieldValidation === 'Warn' ? problems : [];
+}
+
+/** The CreateOptions/UpdateOptions fields a request set, as admission reviews carry them. */
+function writeOptionsForAdmission(req: ApiRequest, options: WriteOptions): Record<string, unknown> {
+  const fieldValidation = req.query.get('fieldValidation');
+  return {
+    ...(options.fieldManager ? { fieldManager: options.fieldManager } : {}),
+    ...(fieldValidation ? { fieldValidation } : {}),
+  };
 }
 
 function fieldManagerRequest(req: ApiRequest, options: WriteOptions, now: number): FieldManagerRequest {
@@ -84,16 +102,27 @@ export async function admitAndCreate(
   const wctx: WriteContext = { now, dryRun: options.dryRun, operation: 'create' };
   // Steps below may replace object.metadata (custom resource defaulting rebuilds the object), so it
   // is read afresh each time.
-  if (!object.metadata.name && object.metadata.generateName) object.metadata.name = generateNameFrom(object.metadata.generateName);
+  const prefix = object.metadata.name ? undefined : object.metadata.generateName;
+  const generatedName = prefix ? generateNameFrom(prefix) : undefined;
+  if (generatedName) object.metadata.name = generatedName;
   // A Job's generated selector needs its uid while defaulting.
   object.metadata.uid = randomUUID();
   def.strategy.applyDefaults(object, wctx);
   if (recordFields) manageFieldsOnUpdate(def, object, undefined, fieldManagerRequest(req, options, now));
+  // Mutating admission runs before BeforeCreate: system fields are wiped, the uid is not assigned
+  // yet, nor a name that is to be generated (the request then names no object).
+  const { uid } = object.metadata;
+  for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) delete object.metadata[field];
+  if (generatedName) delete object.metadata.name;
   const attributes = admissionAttributes(req, 'CREATE', object, undefined, options.dryRun, {
     kind: 'CreateOptions',
-    ...(options.fieldManager ? { fieldManager: options.fieldManager } : {}),
+    ...writeOptionsForAdmission(req, options),
   });
-  warnings.push(...(await ctx.admission.admit(attributes)));
+  await recordWarnings(warnings, ctx.admission.admit(attributes));
+  object.metadata.uid = uid;
+  if (!object.metadata.name && object.metadata.generateName) {
+    object.metadata.name = object.metadata.generateName === prefix && generatedName ? generatedName : generateNameFrom(object.metadata.generateName);
+  }
 
   def.strategy.prepareForCreate(object, wctx);
   const meta = object.metadata;
@@ -105,9 +134,10 @@ export async function admitAndCreate(
   else delete meta.generation;
   if (def.namespaced) meta.namespace = req.namespace;
   const errors = def.strategy.validateCreate(object);
-  if (errors.length) throw invalidObject(def, meta.name ?? '', errors);
+  if (errors.length) throw withEarlierWarnings(invalidObject(def, meta.name ?? '', errors), warnings);
   warnings.push(...(def.strategy.warnings?.(object) ?? []));
-  warnings.push(...(await ctx.admission.validate(attributes)));
+  // Validating admission sees the complete object, generated name included.
+  await recordWarnings(warnings, ctx.admission.validate({ ...attributes, name: req.name ?? meta.name ?? '' }));
 
   const stored = withCanonicalKeyOrder(object);
   if (options.dryRun) return { type: 'object', code: 201, object: stored, warnings };
@@ -138,6 +168,17 @@ export interface UpdatePlan {
   attempt(current: KubeObject): Promise<UpdateAttempt> | UpdateAttempt;
   /** Server-side apply records its own managed fields. */
   recordFields: boolean;
+  /** Admission sees the subresource's own kind instead of the object (the Scale of `/scale`). */
+  admissionView?: AdmissionView;
+}
+
+export interface AdmissionView {
+  subresource: string;
+  kind: GroupVersionKind;
+  /** The view of an object (new or stored). */
+  view(object: KubeObject): KubeObject;
+  /** The object with what mutating admission changed in its view. */
+  fold(view: KubeObject, object: KubeObject): KubeObject;
 }
 
 const maxRetries = 16;
@@ -162,7 +203,9 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   const { def } = req;
   const name = req.name ?? '';
   const current = entry.object;
-  const { object, precondition, warnings } = await plan.attempt(current);
+  const attempt = await plan.attempt(current);
+  const { precondition, warnings } = attempt;
+  let { object } = attempt;
   if (precondition !== undefined) {
     if (parseResourceVersion(precondition) !== entry.rv) throw new StatusError(conflictStatus(targetOf(def, name)));
   } else if (plan.isPut && def.strategy.requiresResourceVersionOnUpdate) {
@@ -173,18 +216,21 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   // `/finalize` changes exactly what the namespace defaults restore on update.
   if (req.subresource !== 'finalize') def.strategy.applyDefaults(object, wctx);
   if (plan.recordFields) manageFieldsOnUpdate(def, object, current, fieldManagerRequest(req, options, now));
+  object.metadata.resourceVersion = current.metadata.resourceVersion;
+  const { admissionView: view } = plan;
   const attributes = admissionAttributes(req, 'UPDATE', object, current, options.dryRun, {
     kind: 'UpdateOptions',
-    ...(options.fieldManager ? { fieldManager: options.fieldManager } : {}),
+    ...writeOptionsForAdmission(req, options),
   });
-  object.metadata.resourceVersion = current.metadata.resourceVersion;
-  warnings.push(...(await ctx.admission.admit(attributes)));
+  const admitted = view ? { ...attributes, kind: view.kind, subresource: view.subresource, object: view.view(object), oldObject: view.view(current) } : attributes;
+  await recordWarnings(warnings, ctx.admission.admit(admitted));
+  if (view && admitted.object) object = view.fold(admitted.object, object);
 
   beforeUpdate(def, req.subresource, object, current, wctx);
   const errors = req.subresource === 'status' ? def.strategy.validateStatusUpdate(object, current) : def.strategy.validateUpdate(object, current);
-  if (errors.length) throw invalidObject(def, name, errors);
+  if (errors.length) throw withEarlierWarnings(invalidObject(def, name, errors), warnings);
   warnings.push(...(def.strategy.warnings?.(object) ?? []));
-  warnings.push(...(await ctx.admission.validate(attributes)));
+  await recordWarnings(warnings, ctx.admission.validate(view ? { ...admitted, object: view.view(object) } : attributes));
 
   if (isNoOp(object, current)) return { type: 'object', code: 200, object: current, entry, warnings };
   const updated = withCanonicalKeyOrder(object);

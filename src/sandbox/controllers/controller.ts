@@ -10,6 +10,8 @@ import type { Store, StoreListener } from '../storage/store.ts';
 export interface ControllerContext {
   /** Writes (and reads) through the request pipeline, as `system:serviceaccount:kube-system:<name>`. */
   readonly client: LocalClient;
+  /** A client acting as another component (a kubelet is `system:node:<node>`, agent `kubelet/v1.32.0 …`). */
+  clientAs(identity: { username: string; userAgent: string }): LocalClient;
   /** Every stored change in order, like a shared informer over all resources (read only). */
   subscribe(listener: StoreListener): () => void;
   /** The current stored state, like an always-synced informer cache. Never modify what it returns. */

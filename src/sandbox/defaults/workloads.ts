@@ -41,8 +41,21 @@ function defaultClaimTemplate(claim: JsonObject): void {
   defaultString(child(claim, 'status'), 'phase', 'Pending');
 }
 
-export function defaultStatefulSet(obj: JsonObject): void {
+/**
+ * The StatefulSet strategy's dropDisabledFields: with the MaxUnavailableStatefulSet gate off (its
+ * v1.32 default), rollingUpdate.maxUnavailable is dropped unless the stored object already uses it.
+ */
+function dropMaxUnavailable(spec: JsonObject, old: JsonObject | undefined): void {
+  const rollingUpdate = isJsonObject(spec.updateStrategy) ? spec.updateStrategy.rollingUpdate : undefined;
+  if (!isJsonObject(rollingUpdate) || !('maxUnavailable' in rollingUpdate)) return;
+  const oldRollingUpdate = isJsonObject(old?.spec) && isJsonObject(old.spec.updateStrategy) ? old.spec.updateStrategy.rollingUpdate : undefined;
+  if (isJsonObject(oldRollingUpdate) && !isUnset(oldRollingUpdate.maxUnavailable)) return;
+  delete rollingUpdate.maxUnavailable;
+}
+
+export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined): void {
   const spec = child(obj, 'spec');
+  dropMaxUnavailable(spec, old);
   defaultString(spec, 'podManagementPolicy', 'OrderedReady');
   const strategy = child(spec, 'updateStrategy');
   if (isUnset(strategy.type) || strategy.type === '') {

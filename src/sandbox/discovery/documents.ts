@@ -28,6 +28,7 @@ interface Subresource {
 
 function subresourcesOf(def: ResourceDefinition): Subresource[] {
   const out: Subresource[] = [];
+  if (def.binding) out.push({ name: 'binding', kind: 'Binding', verbs: ['create'] });
   if (def.strategy.prepareForFinalizeUpdate) out.push({ name: 'finalize', kind: def.kind, verbs: ['update'] });
   if (def.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   if (def.strategy.hasStatusSubresource) out.push({ name: 'status', kind: def.kind, verbs: ['get', 'patch', 'update'] });

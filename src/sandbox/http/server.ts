@@ -48,7 +48,7 @@ export function createHttpFront(
 ): HttpFront {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     serve(ctx, discovery, openapi, req, res).catch((err: unknown) => {
-      if (!res.headersSent) writeStatus(res, toStatus(err));
+      if (!res.headersSent) writeStatus(res, toStatus(err), err instanceof StatusError ? err.warnings : []);
       else res.destroy();
     });
   };
@@ -91,10 +91,11 @@ function writeStatus(res: ServerResponse, status: Status, warnings: readonly str
   writeBody(res, status.code, 'application/json', JSON.stringify(status), warningHeader(warnings));
 }
 
-/** One `Warning` header with every warning, as the real server combines them. */
+/** One `Warning` header with every warning, as the real server combines them (each text once, none empty). */
 function warningHeader(warnings: readonly string[]): Record<string, string> {
-  if (!warnings.length) return {};
-  return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
+  const distinct = [...new Set(warnings.filter((w) => w !== ''))];
+  if (!distinct.length) return {};
+  return { Warning: distinct.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -115,6 +115,7 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
     shortNames: ['po'],
     categories: ['all'],
     table: podPrinter,
+    binding: true,
     deleteReturnsObject: true,
     strategy: makeStrategy({
       rules: rules('', 'Pod'),

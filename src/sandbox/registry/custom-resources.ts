@@ -62,6 +62,8 @@ export function customResourceServing(crd: KubeObject): CustomResourceServing {
     const scale = scaleSubresource(crd, version);
     const ctx = { kind, group, version, ...(scale ? { scale } : {}) };
     const metaOptions = { namespaced };
+    // Objects reach the rules in storage form; they are validated as written, in this version.
+    const asServed = (object: KubeObject): KubeObject => ({ ...object, apiVersion: apiVersionOf(group, version) });
     const rules: KindRules = {
       applyDefaults: (object) => assignInPlace(object, applySchemaDefaults(schema, object)),
       dropUnknownFields(object) {
@@ -69,14 +71,14 @@ export function customResourceServing(crd: KubeObject): CustomResourceServing {
         assignInPlace(object, pruned);
         return unknownFields;
       },
-      validateCreate: (object) => [...validateObjectMetaCreate(object.metadata, metaOptions), ...validateCustomResource(schema, object, ctx)],
+      validateCreate: (object) => [...validateObjectMetaCreate(object.metadata, metaOptions), ...validateCustomResource(schema, asServed(object), ctx)],
       validateUpdate: (object, old) => [
         ...validateObjectMetaUpdate(object.metadata, old.metadata),
-        ...validateCustomResource(schema, object, { ...ctx, old }),
+        ...validateCustomResource(schema, asServed(object), { ...ctx, old }),
       ],
       validateStatusUpdate: (object, old) => [
         ...validateObjectMetaUpdate(object.metadata, old.metadata),
-        ...validateCustomResource(schema, object, { ...ctx, old, subresource: 'status' }),
+        ...validateCustomResource(schema, asServed(object), { ...ctx, old, subresource: 'status' }),
       ],
     };
     const columns = printerColumnsFor(crdVersion(crd, version));

@@ -29,6 +29,7 @@ export interface ResourceSpec {
   strategy: ResourceStrategy;
   table: TablePrinter;
   scale?: ScaleSubresource;
+  binding?: boolean;
   deleteReturnsObject?: boolean;
   custom?: boolean;
   /** Another resource's storage this one is a view of (events.k8s.io Events → core Events). */
@@ -59,6 +60,7 @@ export function defineResource(spec: ResourceSpec): ResourceDefinition {
     deleteReturnsObject: spec.deleteReturnsObject ?? false,
     custom: spec.custom ?? false,
     ...(spec.scale ? { scale: spec.scale } : {}),
+    ...(spec.binding ? { binding: true } : {}),
     ...(spec.toExternal ? { toExternal: spec.toExternal } : {}),
     ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
     ...(spec.openAPIV3Schema ? { openAPIV3Schema: spec.openAPIV3Schema } : {}),

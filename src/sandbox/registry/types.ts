@@ -113,6 +113,8 @@ export interface ResourceDefinition {
   readonly strategy: ResourceStrategy;
   readonly table: TablePrinter;
   readonly scale?: ScaleSubresource;
+  /** Pods: the `binding` subresource (POST NAME/binding assigns the object to a node). */
+  readonly binding?: boolean;
   /** DELETE answers with the object (pods, services, namespaces) instead of a Status. */
   readonly deleteReturnsObject: boolean;
   /** True for resources served from CustomResourceDefinitions. */

@@ -1,0 +1,100 @@
+// kube-controller-manager's StatefulSet controller, in process. Keys (`namespace/name`) are queued
+// from StatefulSet changes and from the pods they control (an orphan wakes every set whose selector
+// matches it, to be adopted); a sync claims the set's pods (by selector and `<set>-<ordinal>` name),
+// adopts orphan revisions and runs StatefulSetSync. A set with minReadySeconds is synced again once
+// its ready pods become available.
+
+import { jsonEqual, objectKey, type KubeObject } from '../../meta/object.ts';
+import type { StoreEvent } from '../../storage/store.ts';
+import type { Controller, ControllerContext } from '../controller.ts';
+import { EventRecorder } from '../event-recorder.ts';
+import { WorkQueue } from '../work-queue.ts';
+import { ControllerIndex } from './controller-index.ts';
+import { claimObjects, controllerRefOf, ownersSelecting, resolveControllerRef } from './controller-ref.ts';
+import { podsResource } from './pod-control.ts';
+import { isPodReady } from './pod-state.ts';
+import { StatefulSetSync } from './statefulset-control.ts';
+import { isMemberOf } from './statefulset-identity.ts';
+import { StatefulPodControl } from './statefulset-pod-control.ts';
+import { adoptOrphanRevisions } from './statefulset-revisions.ts';
+import { statefulSetKind, statefulSetsStorage } from './statefulset-spec.ts';
+import { minReadySecondsOf, selectorOf, selects, specReplicas } from './workload-fields.ts';
+
+const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
+
+export const statefulSetController: Controller = {
+  name: 'statefulset-controller',
+  start(ctx: ControllerContext): () => void {
+    const recorder = new EventRecorder(ctx.client, 'statefulset-controller', ctx.clock);
+    const podIndex = new ControllerIndex('pods');
+    const control = new StatefulSetSync(ctx, new StatefulPodControl(ctx.client, recorder));
+
+    const sync = async (key: string): Promise<void> => {
+      const set = ctx.store.get(statefulSetsStorage, key)?.object;
+      // A selector that does not convert is a user error that retrying cannot fix.
+      if (!set || !selectorOf(set)) return;
+      await adoptOrphanRevisions(ctx, set);
+      const candidates = [...podIndex.controlledBy(set.metadata.uid ?? ''), ...podIndex.orphansIn(set.metadata.namespace ?? '')].flatMap(
+        (key) => ctx.store.get('pods', key)?.object ?? [],
+      );
+      const pods = await claimObjects(candidates, {
+        client: ctx.client,
+        resource: podsResource,
+        owner: set,
+        ownerKind: statefulSetKind,
+        matches: (pod) => selects(set, pod.metadata.labels) && isMemberOf(set, pod),
+      });
+      const status = await control.sync(set, pods);
+      // One more sync once the ready pods are available (clock skew guard of the real controller).
+      if (minReadySecondsOf(set) > 0 && status.availableReplicas !== specReplicas(set)) queue.addAfter(key, minReadySecondsOf(set) * 1000);
+    };
+    const queue = new WorkQueue(sync);
+
+    const ownerOf = (pod: KubeObject): KubeObject | undefined =>
+      resolveControllerRef(ctx, statefulSetsStorage, statefulSetKind.kind, pod.metadata.namespace, controllerRefOf(pod));
+
+    const onPod = (event: StoreEvent): void => {
+      const pod = event.object;
+      const ref = controllerRefOf(pod);
+      if (event.type === 'DELETED' || pod.metadata.deletionTimestamp) {
+        const owner = ownerOf(pod);
+        if (owner) queue.add(keyOf(owner));
+        return;
+      }
+      const previous = event.type === 'MODIFIED' ? event.previous : undefined;
+      const previousRef = previous ? controllerRefOf(previous) : undefined;
+      const refChanged = event.type === 'MODIFIED' && !jsonEqual(ref, previousRef);
+      if (refChanged && previous) {
+        const oldOwner = ownerOf(previous);
+        if (oldOwner) queue.add(keyOf(oldOwner));
+      }
+      if (ref) {
+        const owner = ownerOf(pod);
+        if (!owner) return;
+        queue.add(keyOf(owner));
+        const delay = minReadySecondsOf(owner);
+        if (previous && delay > 0 && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), delay * 1000 + 1000);
+        return;
+      }
+      if (event.type === 'ADDED' || refChanged || !jsonEqual(pod.metadata.labels, previous?.metadata.labels)) {
+        for (const owner of ownersSelecting(ctx, statefulSetsStorage, pod)) queue.add(keyOf(owner));
+      }
+    };
+
+    const observe = (event: StoreEvent): void => {
+      podIndex.observe(event);
+      if (event.resource === statefulSetsStorage) queue.add(event.key);
+      else if (event.resource === 'pods') onPod(event);
+    };
+    for (const resource of ['pods', statefulSetsStorage]) {
+      for (const entry of ctx.store.list(resource)) {
+        observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
+      }
+    }
+    const unsubscribe = ctx.subscribe(observe);
+    return () => {
+      unsubscribe();
+      queue.stop();
+    };
+  },
+};

@@ -1,0 +1,165 @@
+// Test webhook servers for the admission webhook conformance tests: a throwaway CA, serving
+// certificates signed by it, and an HTTPS server on 127.0.0.1 that records every AdmissionReview
+// it receives and answers through a handler chosen by the request path.
+
+import 'reflect-metadata';
+import { webcrypto } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as x509 from '@peculiar/x509';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
+
+const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+const day = 24 * 60 * 60 * 1000;
+
+export interface CertificateAuthority {
+  /** PEM of the CA certificate. */
+  certificate: string;
+  /** base64 of the PEM, as `clientConfig.caBundle` carries it. */
+  caBundle: string;
+  issue(hosts: readonly string[]): Promise<{ cert: string; key: string }>;
+}
+
+const pem = (label: string, der: ArrayBuffer): string =>
+  `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').trimEnd()}\n-----END ${label}-----\n`;
+
+export async function createCertificateAuthority(commonName: string): Promise<CertificateAuthority> {
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: `CN=${commonName}`,
+    notBefore: new Date(Date.now() - day),
+    notAfter: new Date(Date.now() + 30 * day),
+    keys,
+    signingAlgorithm: algorithm,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+  });
+  const certificate = ca.toString('pem');
+  let serial = 1;
+  return {
+    certificate,
+    caBundle: Buffer.from(certificate).toString('base64'),
+    async issue(hosts) {
+      const serverKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+      const names = hosts.map((h) => (/^[\d.]+$/.test(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }));
+      serial++;
+      const cert = await x509.X509CertificateGenerator.create({
+        serialNumber: serial.toString(16).padStart(2, '0'),
+        subject: 'CN=webhook',
+        issuer: ca.subject,
+        notBefore: new Date(Date.now() - day),
+        notAfter: new Date(Date.now() + 30 * day),
+        publicKey: serverKeys.publicKey,
+        signingKey: keys.privateKey,
+        signingAlgorithm: algorithm,
+        extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension(names)],
+      });
+      return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', serverKeys.privateKey)) };
+    },
+  };
+}
+
+/** One request a webhook server received. */
+export interface ReceivedReview {
+  path: string;
+  /** The query string, e.g. `?timeout=10s`. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  review: any;
+}
+
+/** What a handler answers: an AdmissionReview response (uid and envelope filled in), or raw HTTP. */
+export type WebhookAnswer = ReviewAnswer | RawAnswer;
+
+export interface RawAnswer {
+  raw: { status: number; contentType?: string; body: string };
+  delayMs?: number;
+}
+
+export interface ReviewAnswer {
+  allowed: boolean;
+  patch?: unknown[];
+  patchType?: string;
+  status?: Record<string, unknown>;
+  warnings?: string[];
+  /** Overrides of the response envelope (e.g. no apiVersion). */
+  envelope?: Record<string, unknown>;
+  /** A uid other than the request's. */
+  uid?: string;
+  delayMs?: number;
+}
+
+const isRaw = (answer: WebhookAnswer): answer is RawAnswer => 'raw' in answer;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type WebhookHandler = (review: any, received: ReceivedReview) => WebhookAnswer;
+
+export interface WebhookServer {
+  /** `https://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly port: number;
+  /** Everything received, in order. */
+  readonly received: ReceivedReview[];
+  /** Answers requests to `path` with `handler` (unknown paths are allowed without change). */
+  handle(path: string, handler: WebhookHandler): void;
+  /** The reviews received on one path. */
+  reviews(path: string): ReceivedReview[];
+  close(): Promise<void>;
+}
+
+export async function startWebhookServer(tls: { cert: string; key: string }): Promise<WebhookServer> {
+  const handlers = new Map<string, WebhookHandler>();
+  const received: ReceivedReview[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const server: Server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'https://localhost');
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const entry: ReceivedReview = { path: url.pathname, query: url.search, headers: req.headers, review };
+      received.push(entry);
+      const answer: WebhookAnswer = (handlers.get(url.pathname) ?? (() => ({ allowed: true })))(review, entry);
+      const reply = (): void => {
+        if (isRaw(answer)) {
+          res.writeHead(answer.raw.status, { 'Content-Type': answer.raw.contentType ?? 'application/json' });
+          res.end(answer.raw.body);
+          return;
+        }
+        const response: Record<string, unknown> = { uid: answer.uid ?? review.request.uid, allowed: answer.allowed };
+        if (answer.status) response.status = answer.status;
+        if (answer.patch) {
+          response.patchType = answer.patchType ?? 'JSONPatch';
+          response.patch = Buffer.from(JSON.stringify(answer.patch)).toString('base64');
+        } else if (answer.patchType) response.patchType = answer.patchType;
+        if (answer.warnings) response.warnings = answer.warnings;
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response, ...answer.envelope }));
+      };
+      if (!answer.delayMs) return reply();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!res.destroyed) reply();
+      }, answer.delayMs);
+      timers.add(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    port,
+    received,
+    handle: (path, handler) => void handlers.set(path, handler),
+    reviews: (path) => received.filter((r) => r.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
