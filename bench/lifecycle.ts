@@ -59,7 +59,20 @@ export function realisticPod(lifecycleLabels: Record<string, string>): Pod {
         },
         { name: 'proxy', image: 'registry.example.com/mesh/proxy:1.22.3', args: ['proxy', 'sidecar', '--concurrency', '2'], resources: { requests: { cpu: '100m', memory: '128Mi' } } },
       ],
-      volumes: [{ name: 'config', configMap: { name: 'checkout-config', defaultMode: 420 } }],
+      volumes: [
+        { name: 'config', configMap: { name: 'checkout-config', defaultMode: 420 } },
+        {
+          name: 'kube-api-access-abcde',
+          projected: {
+            defaultMode: 420,
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+            ],
+          },
+        },
+      ],
       readinessGates: [{ conditionType: SERVICE_READY_GATE }],
       nodeName: 'node-17',
       serviceAccountName: 'checkout',

@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   transition: async () => (await import('./transition.ts')).runTransitionBench(),
   webhook: async () => (await import('./webhook.ts')).runWebhookBench(),
   sandbox: async () => (await import('./sandbox.ts')).runSandboxBenchmark(),
+  operator: async () => (await import('./operator.ts')).runOperatorMemoryBench(),
   workloads: async () => (await import('./workloads.ts')).runWorkloadsBench(),
   nodes: async () => (await import('./nodes.ts')).runNodesBench(),
 };

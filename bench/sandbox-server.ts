@@ -24,4 +24,4 @@ process.on('message', (message: unknown) => {
   if (message === 'commits') process.send?.({ commits: Object.fromEntries(committedAt) });
   if (message === 'stop') void sandbox.stop().then(() => process.exit(0));
 });
-process.send?.({ url: sandbox.url });
+process.send?.({ server: { url: sandbox.url, kubeconfig: sandbox.kubeconfig } });

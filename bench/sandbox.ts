@@ -4,11 +4,10 @@
 // The sandbox runs in a child process (bench/sandbox-server.ts); its memory is the one reported.
 // Run on its own with `node bench/sandbox.ts`, or through bench/run.ts.
 
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { startServerProcess } from './processes.ts';
 
 export interface SandboxBenchOptions {
   pods?: number;
@@ -54,62 +53,6 @@ function send(agent: Agent, base: URL, method: string, path: string, body?: stri
     req.on('error', reject);
     req.end(body);
   });
-}
-
-interface ServerProcess {
-  url: string;
-  memory(): Promise<NodeJS.MemoryUsage>;
-  /** When each pod write of the benchmark namespace was stored, by resourceVersion (absolute ms). */
-  commits(): Promise<Record<string, number>>;
-  stop(): Promise<void>;
-}
-
-/**
- * Pins a process to one CPU when `taskset` exists and there are two CPUs or more, so that client and
- * server do not keep waking each other up on a shared core. Returns whether it did.
- */
-function pin(pid: number, cpu: number): boolean {
-  if (availableParallelism() < 2) return false;
-  try {
-    execFileSync('taskset', ['-pc', String(cpu), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function startServerProcess(): Promise<ServerProcess> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [], { execPath: process.execPath, stdio: 'inherit' });
-  if (child.pid !== undefined && pin(child.pid, 1)) pin(process.pid, 0);
-  const next = <T>(key: string): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const onMessage = (message: unknown): void => {
-        const value = (message as Record<string, unknown>)[key];
-        if (value === undefined) return;
-        child.off('message', onMessage);
-        resolve(value as T);
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}`)));
-    });
-  return next<string>('url').then((url) => ({
-    url,
-    memory: () => {
-      const answer = next<NodeJS.MemoryUsage>('memory');
-      child.send('memory');
-      return answer;
-    },
-    commits: () => {
-      const answer = next<Record<string, number>>('commits');
-      child.send('commits');
-      return answer;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.send('stop');
-      }),
-  }));
 }
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;

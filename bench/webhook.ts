@@ -3,26 +3,17 @@
 // with two lifecycles (object and oldObject, as the API server sends them).
 // Targets (issue 5): >= 5,000 reviews/s on one core; p99 <= 5 ms at 1,000 reviews/s.
 
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, request } from 'node:https';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { scenarios } from './lifecycle.ts';
 import { printTable } from './measure.ts';
+import { pin } from './processes.ts';
 
 interface Server {
   address: string;
   ca: string;
   child: ChildProcess;
-}
-
-function pin(pid: number, cpu: number): void {
-  if (availableParallelism() < 2) return;
-  try {
-    execFileSync('taskset', ['-pc', String(cpu), String(pid)], { stdio: 'ignore' });
-  } catch {
-    // no taskset: the processes share the cores
-  }
 }
 
 function startServer(): Promise<Server> {

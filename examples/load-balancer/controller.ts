@@ -3,9 +3,10 @@
 // PodOpsLifecycle the ResourceConsist way:
 //   - it declares itself in each selected pod's expected-finalizers annotation, so the pod does not become
 //     service-available (or finish a lifecycle) before this controller has registered it;
-//   - while lifecycleReady(pod) it registers the pod and holds its protection finalizer;
+//   - while lifecycleReady(pod) it holds its protection finalizer and registers the pod, in that order;
 //   - when the pod leaves traffic (readiness gate False, not Ready, deleting) it deregisters the pod first and
 //     drops the finalizer after, which is what lets PodOpsLifecycle move the pod from preparing to operate.
+//   So whenever the load balancer routes to a pod, the pod carries the finalizer.
 // Reconciles are keyed by Service and level-triggered.
 
 import type { Pod, Service } from '../../src/api/kube.ts';
@@ -68,8 +69,10 @@ export class LoadBalancerReconciler implements Reconciler {
     try {
       for (const pod of selected) {
         if (lifecycleReady(pod)) {
-          this.#lb.register(serviceKey, pod.metadata.name ?? '');
+          // The finalizer means "this controller may route traffic to the pod": it must be on the pod before the
+          // first request is routed. A stale read fails the resourceVersion guard and registers nothing.
           await this.#write(pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => addFinalizer(p, finalizer)));
+          this.#lb.register(serviceKey, pod.metadata.name ?? '');
         } else {
           this.#lb.deregister(serviceKey, pod.metadata.name ?? '');
           await this.#write(pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => removeFinalizer(p, finalizer)));

@@ -81,6 +81,8 @@ export class LeaderElector {
 
   /** Campaigns until `signal` aborts: acquire, lead while renewing, and campaign again after losing the lease. */
   async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
+    // A standby reports 0 from the start, so "no replica leads" is visible as a sum of 0.
+    this.#setLeader(false);
     while (!signal.aborted) {
       if (!(await this.#acquire(signal, callbacks))) return;
       const leading = new AbortController();

@@ -4,22 +4,29 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PodTransitionRule, PodTransitionRuleStatus } from '../api/podtransitionrule.ts';
+import type { LabelSelector } from '../api/selector.ts';
 import { reconcilePod } from '../lifecycle/controller.ts';
 import { evaluate } from './evaluate.ts';
 import { NAMESPACE, ptr, stagePod } from './fixtures.test-support.ts';
 import { detailAnnotationValue, transitionVerdict } from './verdict.ts';
 
-const withStatus = (name: string, status: PodTransitionRuleStatus, namespace = NAMESPACE): PodTransitionRule => {
-  const rule = ptr([], { name, status });
+const withStatus = (name: string, status: PodTransitionRuleStatus, namespace = NAMESPACE, selector?: LabelSelector): PodTransitionRule => {
+  const rule = ptr([], { name, status, ...(selector && { selector }) });
   rule.metadata.namespace = namespace;
   return rule;
 };
 const pod = stagePod('web-1', { stage: 'both' });
 
 describe('transitionVerdict', () => {
-  test('no rule lists the pod: passed', () => {
+  test('no rule lists or selects the pod: passed', () => {
     assert.deepEqual(transitionVerdict([], pod, 'PreCheck'), { passed: true, message: 'No podTransitionRules found' });
-    assert.deepEqual(transitionVerdict([withStatus('other', { targets: ['web-2'] })], pod, 'PreCheck'), { passed: true, message: 'No podTransitionRules found' });
+    const other = withStatus('other', { targets: ['web-2'] }, NAMESPACE, { matchLabels: { app: 'other' } });
+    assert.deepEqual(transitionVerdict([other], pod, 'PreCheck'), { passed: true, message: 'No podTransitionRules found' });
+  });
+
+  test('divergence: a rule that selects the pod but has not listed it yet blocks (upstream lets the pod through)', () => {
+    const created = withStatus('just-created', {});
+    assert.deepEqual(transitionVerdict([created], pod, 'PreCheck'), { passed: false, message: '[waiting for podtransitionrule just-created processing. ]' });
   });
 
   test('rules of another namespace do not count, even for a pod of the same name', () => {

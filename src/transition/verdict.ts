@@ -5,20 +5,32 @@ import type { Pod } from '../api/kube.ts';
 import type { PodTransitionDetail, PodTransitionRule } from '../api/podtransitionrule.ts';
 import type { TransitionStage } from '../api/protocol.ts';
 import type { TransitionVerdict } from '../lifecycle/controller.ts';
+import { labelSelectorMatches } from '../api/selector.ts';
 
 export const NO_RULES_MESSAGE = 'No podTransitionRules found';
 
+function selects(rule: PodTransitionRule, pod: Pod): boolean {
+  try {
+    return rule.spec?.selector != null && labelSelectorMatches(rule.spec.selector, pod.metadata.labels ?? {});
+  } catch {
+    // An invalid selector selects nothing (validation rejects it at admission).
+    return false;
+  }
+}
+
 /**
  * The verdict for `pod` in `stage`, from the PodTransitionRules of the pod's namespace (others are
- * ignored: upstream's lookup is cluster-wide by pod name). A rule listing the pod blocks until its status
- * holds a detail for the pod in this stage; a detail that did not pass blocks with its reject reasons.
+ * ignored: upstream's lookup is cluster-wide by pod name). A rule listing or selecting the pod blocks until its
+ * status holds a detail for the pod in this stage; a detail that did not pass blocks with its reject reasons.
  * Messages are upstream's, rules in name order.
  */
 export function transitionVerdict(rules: readonly PodTransitionRule[], pod: Pod, stage: TransitionStage): TransitionVerdict {
   const name = pod.metadata.name ?? '';
   const namespace = pod.metadata.namespace ?? '';
+  // A rule whose selector matches the pod counts even before its status lists the pod: upstream lets a pod
+  // through a rule created moments earlier, before the rule's controller has seen it.
   const listing = rules
-    .filter((r) => (r.metadata.namespace ?? '') === namespace && (r.status?.targets ?? []).includes(name))
+    .filter((r) => (r.metadata.namespace ?? '') === namespace && ((r.status?.targets ?? []).includes(name) || selects(r, pod)))
     .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
   if (listing.length === 0) return { passed: true, message: NO_RULES_MESSAGE };
   let passed = true;

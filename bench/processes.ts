@@ -1,0 +1,66 @@
+// Benchmark processes: a sandbox API server in its own process, and pinning processes to CPUs so a client
+// and its server do not compete for one core.
+
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+export interface ServerProcess {
+  url: string;
+  /** A kubeconfig for the server (plain HTTP). */
+  kubeconfig: string;
+  memory(): Promise<NodeJS.MemoryUsage>;
+  /** When each pod write of the benchmark namespace was stored, by resourceVersion (absolute ms). */
+  commits(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Pins a process to one CPU when `taskset` exists and there are two CPUs or more, so that client and
+ * server do not keep waking each other up on a shared core. Returns whether it did.
+ */
+export function pin(pid: number, cpu: number): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function startServerProcess(): Promise<ServerProcess> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [], { execPath: process.execPath, stdio: 'inherit' });
+  if (child.pid !== undefined && pin(child.pid, 1)) pin(process.pid, 0);
+  const next = <T>(key: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: unknown): void => {
+        const value = (message as Record<string, unknown>)[key];
+        if (value === undefined) return;
+        child.off('message', onMessage);
+        resolve(value as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}`)));
+    });
+  return next<{ url: string; kubeconfig: string }>('server').then(({ url, kubeconfig }) => ({
+    url,
+    kubeconfig,
+    memory: () => {
+      const answer = next<NodeJS.MemoryUsage>('memory');
+      child.send('memory');
+      return answer;
+    },
+    commits: () => {
+      const answer = next<Record<string, number>>('commits');
+      child.send('commits');
+      return answer;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
+  }));
+}
+

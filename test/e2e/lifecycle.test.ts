@@ -1,0 +1,71 @@
+// A full PodOpsLifecycle on the sandbox, over HTTP only: the operator, its webhooks, the simulated kubelet
+// and the example load balancer.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { SERVICE_AVAILABLE_LABEL, type IdLabelWord } from '../../src/api/protocol.ts';
+import { PODS } from '../../src/kube/resources.ts';
+import { parseIdLabelKey } from '../../src/lifecycle/parse.ts';
+import { podWriterFor } from '../../src/sdk/kube-writer.ts';
+import { OperationClient } from '../../src/sdk/operation-client.ts';
+import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
+import { nowNanos } from '../../src/kube/clock.ts';
+import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+
+describe('a full lifecycle on the sandbox', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster();
+    await serviceNamespace(cluster, 'e2e');
+  });
+  after(() => cluster.stop());
+
+  test('traffic off before operate, back on before service-available, with the reference label sequence', async () => {
+    const { client } = cluster;
+    await client.create(PODS, controlledPod('e2e', 'web-0'));
+    await until(() => getPod(cluster, 'e2e', 'web-0'), isServiceAvailable, 'web-0 service-available');
+    await until(() => cluster.loadBalancer.isRegistered('e2e/web', 'web-0'), Boolean, 'web-0 in the load balancer');
+
+    const adapter: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
+    const ops = new OperationClient(podWriterFor(client));
+    const begun = await ops.begin(adapter, await getPod(cluster, 'e2e', 'web-0'));
+    assert.ok(begun.pod.metadata.labels?.['pre-check.podopslifecycle.kusionstack.io/upgrade'], 'the webhook added pre-check in the begin write');
+
+    const operable = await until(() => getPod(cluster, 'e2e', 'web-0'), (p) => allowOps(adapter, 0, p, nowNanos()).allowed, 'AllowOps');
+    assert.equal(cluster.loadBalancer.isRegistered('e2e/web', 'web-0'), false, 'out of the load balancer before operate');
+    const finished = await ops.finish(adapter, operable);
+    assert.ok(finished.pod.metadata.labels?.['operated.podopslifecycle.kusionstack.io/upgrade']);
+
+    const done = await until(() => getPod(cluster, 'e2e', 'web-0'), isServiceAvailable, 'the lifecycle to end');
+    const availableAt = Number(BigInt(done.metadata.labels?.[SERVICE_AVAILABLE_LABEL] ?? '0') / 1_000_000n);
+    const registered = cluster.loadBalancer.history.filter((h) => h.pod === 'web-0' && h.change === 'register').at(-1);
+    assert.ok(registered && registered.at <= availableAt, 'back in the load balancer before service-available');
+    assert.deepEqual(lifecycleLabels(done), []);
+
+    const seen = cluster.sandbox.history!.records('pods').filter((r) => r.name === 'web-0').map((r) => r.object as unknown as Pod);
+    const order: IdLabelWord[] = ['operating', 'pre-check', 'pre-checked', 'preparing', 'operate', 'operated', 'post-check', 'post-checked', 'completing'];
+    const firstSeen = order.map((word) => seen.findIndex((p) => Object.keys(p.metadata.labels ?? {}).some((k) => parseIdLabelKey(k)?.word === word)));
+    assert.ok(firstSeen.every((i) => i >= 0), `every family appeared: ${JSON.stringify(Object.fromEntries(order.map((w, i) => [w, firstSeen[i]])))}`);
+    for (let i = 1; i < firstSeen.length; i++) assert.ok(firstSeen[i]! >= firstSeen[i - 1]!, `${order[i]} not before ${order[i - 1]}`);
+  });
+
+  test('two lifecycles of different types synchronise at operated', async () => {
+    const { client } = cluster;
+    await client.create(PODS, controlledPod('e2e', 'web-1'));
+    await until(() => getPod(cluster, 'e2e', 'web-1'), isServiceAvailable, 'web-1 service-available');
+    const ops = new OperationClient(podWriterFor(client));
+    const upgrade: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
+    const restart: LifecycleAdapter = { id: 'restart', type: 'restart', allowMultiType: false };
+    await ops.begin(upgrade, await getPod(cluster, 'e2e', 'web-1'));
+    await ops.begin(restart, await getPod(cluster, 'e2e', 'web-1'));
+    const both = await until(() => getPod(cluster, 'e2e', 'web-1'), (p) => allowOps(upgrade, 0, p, nowNanos()).allowed && allowOps(restart, 0, p, nowNanos()).allowed, 'both allowed');
+    const afterFirst = await ops.finish(upgrade, both);
+    assert.equal(afterFirst.pod.metadata.labels?.['operated.podopslifecycle.kusionstack.io/upgrade'], undefined, 'upgrade waits for restart');
+    assert.ok(afterFirst.pod.metadata.labels?.['operate.podopslifecycle.kusionstack.io/upgrade']);
+    const afterSecond = await ops.finish(restart, await getPod(cluster, 'e2e', 'web-1'));
+    const labels = afterSecond.pod.metadata.labels ?? {};
+    assert.equal(labels['operated.podopslifecycle.kusionstack.io/upgrade'], labels['operated.podopslifecycle.kusionstack.io/restart'], 'operated together');
+    await until(() => getPod(cluster, 'e2e', 'web-1'), isServiceAvailable, 'both lifecycles to end');
+  });
+});

@@ -1,0 +1,69 @@
+// PodTransitionRules gating GraceDelete: six pods deleted at once under maxUnavailable 50% and minAvailable 2.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { SERVICE_AVAILABLE_LABEL } from '../../src/api/protocol.ts';
+import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
+import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
+import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
+import { parseLifecycles } from '../../src/lifecycle/parse.ts';
+import { isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+
+/** Taken out of service by podops: a lifecycle past PreCheck. */
+const takenOut = (pod: Pod): boolean => [...parseLifecycles(pod.metadata.labels).byId.values()].some((l) => lifecyclePhase(l) !== 'PreCheck');
+
+describe('PodTransitionRule on GraceDelete', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster();
+    await serviceNamespace(cluster, 'budget');
+  });
+  after(() => cluster.stop());
+
+  test('deleting 6 pods at once never takes more out of service than the budget allows, and all 6 finish', async () => {
+    const { client } = cluster;
+    await client.create(PODTRANSITIONRULES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'PodTransitionRule',
+      metadata: { name: 'budget', namespace: 'budget' },
+      spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'half', availablePolicy: { maxUnavailableValue: '50%', minAvailableValue: 2 } }] },
+    });
+    await client.create(DEPLOYMENTS, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'budget' },
+      spec: {
+        replicas: 6,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+      },
+    });
+    const live = async (): Promise<Pod[]> => (await client.list<Pod>(PODS, { namespace: 'budget' })).items;
+    const original = await until(live, (pods) => pods.length === 6 && pods.every(isServiceAvailable), '6 pods service-available', 30_000);
+    const startRv = Math.max(...original.map((p) => Number(p.metadata.resourceVersion)));
+
+    const denials = await Promise.all(original.map((p) => client.delete(PODS, 'budget', p.metadata.name ?? '').then(() => 'deleted', (err: Error) => err.message)));
+    for (const denial of denials) assert.match(denial, /pod deletion process is underway and being managed by PodOpsLifecycle/);
+
+    const originalNames = new Set(original.map((p) => p.metadata.name));
+    await until(live, (pods) => pods.every((p) => !originalNames.has(p.metadata.name)) && pods.length === 6 && pods.every(isServiceAvailable), 'all 6 replaced', 90_000);
+
+    // Replay the history: at every moment, podops kept within the rule.
+    const state = new Map<string, Pod>();
+    let maxOut = 0;
+    for (const record of cluster.sandbox.history!.records('pods')) {
+      if (record.namespace !== 'budget') continue;
+      if (record.type === 'DELETED') state.delete(record.name);
+      else state.set(record.name, record.object as unknown as Pod);
+      if (record.resourceVersion <= startRv) continue;
+      const pods = [...state.values()];
+      const out = pods.filter(takenOut).length;
+      const available = pods.filter((p) => p.metadata.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined && !takenOut(p)).length;
+      maxOut = Math.max(maxOut, out);
+      assert.ok(out <= Math.ceil(pods.length * 0.5), `rv ${record.resourceVersion}: ${out} of ${pods.length} pods out of service`);
+      assert.ok(available >= 2, `rv ${record.resourceVersion}: only ${available} pods available`);
+    }
+    assert.ok(maxOut >= 2, `the budget was used (at most ${maxOut} out at once)`);
+  });
+});
