@@ -12,6 +12,8 @@ export interface ServerProcess {
   memory(): Promise<NodeJS.MemoryUsage>;
   /** When each pod write of the benchmark namespace was stored, by resourceVersion (absolute ms). */
   commits(): Promise<Record<string, number>>;
+  /** Pod writes in the benchmark namespace (needs `recordWrites`): all, and those that only flipped Ready. */
+  writes(): Promise<{ total: number; readyOnly: number }>;
   stop(): Promise<void>;
 }
 
@@ -29,8 +31,9 @@ export function pin(pid: number, cpu: number): boolean {
   }
 }
 
-export function startServerProcess(): Promise<ServerProcess> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [], { execPath: process.execPath, stdio: 'inherit' });
+/** A sandbox in its own process; `options` are extra SandboxOptions (JSON-serializable). */
+export function startServerProcess(options: Record<string, unknown> = {}): Promise<ServerProcess> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [JSON.stringify(options)], { execPath: process.execPath, stdio: 'inherit' });
   if (child.pid !== undefined && pin(child.pid, 1)) pin(process.pid, 0);
   const next = <T>(key: string): Promise<T> =>
     new Promise((resolve, reject) => {
@@ -54,6 +57,11 @@ export function startServerProcess(): Promise<ServerProcess> {
     commits: () => {
       const answer = next<Record<string, number>>('commits');
       child.send('commits');
+      return answer;
+    },
+    writes: () => {
+      const answer = next<{ total: number; readyOnly: number }>('writes');
+      child.send('writes');
       return answer;
     },
     stop: () =>

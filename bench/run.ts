@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   operator: async () => (await import('./operator.ts')).runOperatorMemoryBench(),
   workloads: async () => (await import('./workloads.ts')).runWorkloadsBench(),
   nodes: async () => (await import('./nodes.ts')).runNodesBench(),
+  lifecycles: async () => (await import('./lifecycles.ts')).runLifecyclesBench(),
 };
 
 const wanted = process.argv.slice(2);

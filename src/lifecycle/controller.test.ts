@@ -86,13 +86,14 @@ describe('reconcilePod: transition stages', () => {
     [L('pre-check', 'b')]: '1',
   };
 
-  test('PreCheck passed with two IDs: two permissions and two pre-checked in one write', () => {
+  test('PreCheck passed with two IDs: two permissions and two pre-checked, and (folded) the gate False, in one write', () => {
     assert.deepEqual(plan({ labels: twoInPreCheck, serviceReady: 'True' }), {
       reason: 'PreChecked',
       labels: {
         set: { [PERM('upgrade')]: STAMP, [L('pre-checked', 'a')]: STAMP, [PERM('restart')]: STAMP, [L('pre-checked', 'b')]: STAMP },
         remove: [],
       },
+      serviceReady: { status: 'False', event: 'update service readiness gate to: False' },
     });
   });
 
@@ -109,10 +110,12 @@ describe('reconcilePod: transition stages', () => {
       [L('done-operation-type', 'b')]: 'restart',
       [L('post-check', 'b')]: '1',
     };
-    assert.deepEqual(plan({ labels, serviceReady: 'False' })?.labels, {
+    const p = plan({ labels, serviceReady: 'False' });
+    assert.deepEqual(p?.labels, {
       set: { [L('post-checked', 'a')]: STAMP, [L('post-checked', 'b')]: STAMP },
       remove: [],
     });
+    assert.deepEqual(p?.serviceReady, { status: 'True', event: 'update service readiness gate to: True' }, 'folded: completing wants traffic back');
   });
 
   test('a pod in both stages: each stage is judged on its own and post-checked goes only to post-check IDs', () => {

@@ -18,6 +18,7 @@ import {
 import { parseLifecycles, type PodLifecycles } from './parse.ts';
 import { expectedFinalizers, isControlled, isDeleting, isPodReady, missingExpectedFinalizers } from './pod.ts';
 import { lifecycleServiceReady, serviceReadyUpdate, type ServiceReadyStatus } from './readiness.ts';
+import { mutatePod } from './mutate.ts';
 import type { Nanos } from './time.ts';
 
 export interface TransitionVerdict {
@@ -99,7 +100,7 @@ export function reconcilePod(input: ReconcileInput): ReconcilePlan | undefined {
   }
 
   const checked = transitionLabels(pod, lifecycles, input.transition, stamp);
-  if (checked) return checked;
+  if (checked) return withProjectedReadiness(pod, checked, now);
 
   const status = lifecycleServiceReady(lifecycles);
   const readiness = status && serviceReadyPlan(pod, status, now);
@@ -149,6 +150,22 @@ function transitionLabels(
   if (Object.keys(set).length === 0) return undefined;
   const reason = Object.keys(set).some((k) => k.startsWith(idLabelPrefix('post-checked'))) ? 'PostChecked' : 'PreChecked';
   return { reason, labels: { set, remove: [] } };
+}
+
+/**
+ * Divergence (folded writes): the gate change the webhook's answer to these labels calls for goes in the
+ * same request. Passing PreCheck leads to preparing, which wants the gate False; passing PostCheck leads to
+ * completing, which wants it True. Upstream writes the labels, and the gate in a second request after the
+ * webhook answered. The mutation is pure, so the controller computes that answer itself; the write goes
+ * through pods/status, whose webhook call sees the new condition (readyToOperate reads it).
+ */
+function withProjectedReadiness(pod: Pod, plan: ReconcilePlan, now: Nanos): ReconcilePlan {
+  const labelled = applyReconcilePlan(pod, plan, now);
+  const projected = mutatePod({ operation: 'UPDATE', pod: labelled, oldPod: pod, now }).labels;
+  const lifecycles = parseLifecycles(projected);
+  const status = lifecycles.byId.size > 0 ? lifecycleServiceReady(lifecycles) : projected[STAY_OFFLINE_LABEL] === undefined ? 'True' : undefined;
+  const update = status && serviceReadyUpdate(pod, status, now);
+  return update ? { ...plan, serviceReady: { status: status as ServiceReadyStatus, event: update.event } } : plan;
 }
 
 /**

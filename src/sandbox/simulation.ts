@@ -21,6 +21,13 @@ export interface SimulationOptions {
   nodes?: number;
   /** The simulated kubelets' delays and limits (docs/sandbox-nodes.md). */
   kubelet?: KubeletOptions;
+  /**
+   * The Endpoints and EndpointSlice controllers' batch period for pod changes, as kcm's
+   * --endpoint-updates-batch-period and --endpointslice-updates-batch-period. Default 250: kcm's default
+   * is 0, but its controllers have cores of their own; here they share the API server's thread, and
+   * recomputing a large Service on every pod change would starve the API during a mass rollout.
+   */
+  endpointUpdatesBatchPeriodMs?: number;
   /** The Job controller's batching and pod-failure back-off (docs/sandbox-statefulsets.md); tests shorten them. */
   jobs?: JobControllerOptions;
 }
@@ -28,8 +35,11 @@ export interface SimulationOptions {
 export function simulationControllers(options: SimulationOptions): Controller[] {
   const controllers: Controller[] = [];
   controllers.push(...nodeControllers(options.nodes ?? 3, options.kubelet));
-  if (options.controllers ?? true) controllers.push(statefulSetController, daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
-  if (options.controllers ?? true) controllers.push(replicaSetController, deploymentController);
-  if (options.controllers ?? true) controllers.push(endpointsController, endpointSliceController);
+  if (options.controllers ?? true) {
+    const batchPeriodMs = options.endpointUpdatesBatchPeriodMs ?? 250;
+    controllers.push(statefulSetController, daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
+    controllers.push(replicaSetController, deploymentController);
+    controllers.push(endpointsController(batchPeriodMs), endpointSliceController(batchPeriodMs));
+  }
   return controllers;
 }

@@ -124,6 +124,20 @@ describe('Endpoints and EndpointSlices', () => {
     await waitEndpoints('web', ['web-1', 'web-2'], []);
   });
 
+  test('relabelling a pod out of the selector removes it; a label change that keeps the selection rewrites nothing', async () => {
+    const before = await waitEndpoints('web', ['web-1', 'web-2'], []);
+    await core.patchNamespacedPod({ name: 'web-2', namespace: ns, body: { metadata: { labels: { unrelated: 'x' } } } }, merge);
+    await core.patchNamespacedPod({ name: 'web-2', namespace: ns, body: { metadata: { labels: { app: 'other' } } } }, merge);
+    await waitEndpoints('web', ['web-1'], []);
+    await eventually(async () => ((await slices('web'))[0]?.endpoints?.length === 1 ? true : undefined));
+    await core.patchNamespacedPod({ name: 'web-2', namespace: ns, body: { metadata: { labels: { app: 'web', unrelated: null } } } }, merge);
+    const after = await waitEndpoints('web', ['web-1', 'web-2'], []);
+    assert.notEqual(after.metadata?.resourceVersion, before.metadata?.resourceVersion);
+    await core.patchNamespacedPod({ name: 'web-1', namespace: ns, body: { metadata: { labels: { unrelated: 'y' } } } }, merge);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await endpoints('web'))?.metadata?.resourceVersion, after.metadata?.resourceVersion);
+  });
+
   test('a terminating pod leaves the Endpoints at once but stays in the slice as terminating, serving while Ready', async () => {
     await webPod('web-3', { finalizer: true });
     await waitEndpoints('web', ['web-1', 'web-2', 'web-3'], []);
@@ -149,7 +163,11 @@ describe('Endpoints and EndpointSlices', () => {
       ep.subsets?.[0]?.ports?.map((p) => ({ ...p })),
       [{ port: 9000, protocol: 'TCP' }],
     );
-    const endpoint = await eventually(() => sliceEndpoint('all', 'web-1'));
+    // Slices follow pod changes after the batch period.
+    const endpoint = await eventually(async () => {
+      const e = await sliceEndpoint('all', 'web-1');
+      return e?.conditions?.serving === false ? e : undefined;
+    });
     assert.deepEqual({ ...endpoint.conditions }, { ready: true, serving: false, terminating: false });
     const [slice] = await slices('all');
     assert.equal(slice?.metadata?.labels?.['service.kubernetes.io/headless'], '');
@@ -194,10 +212,9 @@ describe('Endpoints and EndpointSlices', () => {
       const count = all.reduce((n, s) => n + (s.endpoints?.length ?? 0), 0);
       return count === 130 && all.every((s) => s.endpoints?.every((e) => e.conditions?.ready)) ? all : undefined;
     }, 15_000);
-    assert.deepEqual(
-      list.map((s) => s.endpoints?.length ?? 0).sort((a, b) => a - b),
-      [30, 100],
-    );
+    // How they split depends on the batches the pods arrived in (as in kcm): never above 100 per slice.
+    const sizes = list.map((s) => s.endpoints?.length ?? 0);
+    assert.ok(sizes.length >= 2 && sizes.every((n) => n <= 100), `slice sizes ${sizes.join(', ')}`);
     const ep = await waitEndpoints('many', Array.from({ length: 130 }, (_, i) => `many-${i}`).sort(), []);
     const ips = ep.subsets?.[0]?.addresses?.map((a) => a.ip) ?? [];
     assert.deepEqual(ips, [...ips].sort(), 'addresses sorted by IP');

@@ -103,6 +103,8 @@ export interface WebhookServer {
   readonly port: number;
   /** Everything received, in order. */
   readonly received: ReceivedReview[];
+  /** TLS connections accepted so far. */
+  readonly connections: number;
   /** Answers requests to `path` with `handler` (unknown paths are allowed without change). */
   handle(path: string, handler: WebhookHandler): void;
   /** The reviews received on one path. */
@@ -147,12 +149,17 @@ export async function startWebhookServer(tls: { cert: string; key: string }): Pr
       timers.add(timer);
     });
   });
+  let connections = 0;
+  server.on('secureConnection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://127.0.0.1:${port}`,
     port,
     received,
+    get connections() {
+      return connections;
+    },
     handle: (path, handler) => void handlers.set(path, handler),
     reviews: (path) => received.filter((r) => r.path === path),
     close: () =>

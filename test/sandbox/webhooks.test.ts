@@ -689,6 +689,17 @@ describe('clientConfig', () => {
     });
     assert.equal(server.reviews('/ca').length, 0, 'nothing was sent to an unverified server');
   });
+
+  test('connections to a webhook are verified once and kept alive for the calls after', async () => {
+    await namespace('wh-keepalive');
+    const rules = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+    await withConfiguration('validating', 'keepalive', [hook('keepalive.example.com', '/keepalive', 'wh-keepalive', rules)], async () => {
+      const before = server.connections;
+      for (let i = 0; i < 5; i++) assert.equal((await h.http('POST', '/api/v1/namespaces/wh-keepalive/configmaps', { metadata: { name: `c${i}` } })).status, 201);
+      assert.equal(server.reviews('/keepalive').length, 5);
+      assert.ok(server.connections - before <= 1, `5 sequential calls opened ${server.connections - before} connections`);
+    });
+  });
 });
 
 describe('the sandbox\'s own writers', () => {

@@ -20,9 +20,9 @@ import {
   publishesNotReady,
   selectedPods,
   servicePorts,
-  servicesConcerned,
   shouldPodBeInEndpoints,
   TriggerTimeTracker,
+  watchServiceChanges,
 } from './endpoints-services.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -139,7 +139,7 @@ function desiredSubsets(service: KubeObject, pods: readonly KubeObject[]): Subse
   return repack(entries);
 }
 
-export const endpointsController: Controller = {
+export const endpointsController = (batchPeriodMs = 0): Controller => ({
   name: 'endpoints-controller',
   start(ctx: ControllerContext): () => void {
     const tracker = new TriggerTimeTracker();
@@ -186,14 +186,6 @@ export const endpointsController: Controller = {
       else await ctx.client.create(endpointsResource, endpoints, { namespace });
     };
 
-    const queue = new WorkQueue(sync);
-    const unsubscribe = ctx.subscribe((event) => {
-      for (const key of servicesConcerned(ctx, event)) queue.add(key);
-    });
-    for (const entry of ctx.store.list('services')) queue.add(entry.key);
-    return () => {
-      unsubscribe();
-      queue.stop();
-    };
+    return watchServiceChanges(ctx, new WorkQueue(sync), batchPeriodMs);
   },
-};
+});

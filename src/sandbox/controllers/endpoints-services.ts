@@ -3,10 +3,12 @@
 // targetPort resolution (FindPort), and the last-change trigger time tracker behind the
 // `endpoints.kubernetes.io/last-change-trigger-time` annotation.
 
-import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, jsonEqual, readPath, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp, parseTimestamp } from '../meta/time.ts';
 import type { StoreEvent } from '../storage/store.ts';
 import type { ControllerContext } from './controller.ts';
+import { DelayedKeys } from './delayed-keys.ts';
+import type { WorkQueue } from './work-queue.ts';
 
 export const lastChangeTriggerTimeAnnotation = 'endpoints.kubernetes.io/last-change-trigger-time';
 export const headlessServiceLabel = 'service.kubernetes.io/headless';
@@ -38,21 +40,72 @@ export function selectedPods(ctx: ControllerContext, service: KubeObject, select
     .filter((pod) => selects(selector, pod.metadata.labels));
 }
 
+const podIPs = (pod: KubeObject): string[] => {
+  const ips = readPath(pod, ['status', 'podIPs']);
+  return Array.isArray(ips) ? ips.map((entry) => (isJsonObject(entry) ? String(entry.ip) : '')) : [];
+};
+
 /**
- * The keys of the Services a store event concerns: the Service itself, or every Service of the pod's
- * namespace whose selector matched the pod before or after the change.
+ * podEndpointsChanged: whether an update can change the pod's endpoint (deletion, readiness, IPs) and
+ * whether it can change which Services select it or the hostname they publish (labels, hostname, subdomain).
  */
-export function servicesConcerned(ctx: ControllerContext, event: StoreEvent): string[] {
+function podEndpointsChanged(old: KubeObject, pod: KubeObject): { podChanged: boolean; labelsChanged: boolean } {
+  const spec = (o: KubeObject): JsonObject => specOf(o);
+  const labelsChanged = !jsonEqual(old.metadata.labels ?? {}, pod.metadata.labels ?? {}) || spec(old).hostname !== spec(pod).hostname || spec(old).subdomain !== spec(pod).subdomain;
+  const podChanged =
+    old.metadata.deletionTimestamp !== pod.metadata.deletionTimestamp || isPodReady(old) !== isPodReady(pod) || !jsonEqual(podIPs(old), podIPs(pod));
+  return { podChanged, labelsChanged };
+}
+
+/**
+ * The keys of the Services a store event concerns (GetServicesToUpdateOnPodChange): the Service
+ * itself; for a pod added or deleted, the Services selecting it; for a pod updated, none unless its
+ * endpoint or its memberships may have changed: then the Services selecting it before or after when
+ * the endpoint changed, else only those whose selection of it changed.
+ */
+function servicesConcerned(ctx: ControllerContext, event: StoreEvent): string[] {
   if (event.resource === 'services') return [event.key];
   if (event.resource !== 'pods') return [];
   const namespace = event.object.metadata.namespace ?? '';
-  return ctx.store
-    .list('services', `${namespace}/`)
-    .filter((entry) => {
+  const selecting = (pod: KubeObject | undefined): Set<string> => {
+    const keys = new Set<string>();
+    if (!pod) return keys;
+    for (const entry of ctx.store.list('services', `${namespace}/`)) {
       const selector = managedSelector(entry.object);
-      return selector !== undefined && (selects(selector, event.object.metadata.labels) || selects(selector, event.previous?.metadata.labels));
-    })
-    .map((entry) => entry.key);
+      if (selector !== undefined && selects(selector, pod.metadata.labels)) keys.add(entry.key);
+    }
+    return keys;
+  };
+  if (event.type !== 'MODIFIED' || !event.previous) return [...selecting(event.object)];
+  const { podChanged, labelsChanged } = podEndpointsChanged(event.previous, event.object);
+  if (!podChanged && !labelsChanged) return [];
+  const now = selecting(event.object);
+  if (!labelsChanged) return [...now];
+  const before = selecting(event.previous);
+  if (podChanged) return [...new Set([...before, ...now])];
+  return [...now, ...before].filter((key) => now.has(key) !== before.has(key));
+}
+
+/**
+ * Feeds a controller's queue from the store: a Service's own change at once, a pod's change after the
+ * batch period (kcm's --endpoint-updates-batch-period: changes within it make one sync). Returns the stop function.
+ */
+export function watchServiceChanges(ctx: ControllerContext, queue: WorkQueue, batchPeriodMs: number, also?: (event: StoreEvent) => string | undefined): () => void {
+  const delayed = new DelayedKeys((key) => queue.add(key));
+  const unsubscribe = ctx.subscribe((event) => {
+    for (const key of servicesConcerned(ctx, event)) {
+      if (event.resource === 'pods') delayed.addAfter(key, batchPeriodMs);
+      else queue.add(key);
+    }
+    const extra = also?.(event);
+    if (extra) queue.add(extra);
+  });
+  for (const entry of ctx.store.list('services')) queue.add(entry.key);
+  return () => {
+    unsubscribe();
+    delayed.stop();
+    queue.stop();
+  };
 }
 
 const phaseOf = (pod: KubeObject): unknown => readPath(pod, ['status', 'phase']);

@@ -20,9 +20,9 @@ import {
   publishesNotReady,
   selectedPods,
   servicePorts,
-  servicesConcerned,
   shouldPodBeInEndpoints,
   TriggerTimeTracker,
+  watchServiceChanges,
 } from './endpoints-services.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -122,7 +122,7 @@ function reconcilePortSet(plan: Plan, existing: KubeObject[], ports: JsonObject[
 
 const isPlaceholder = (slice: KubeObject): boolean => !endpointsOf(slice).length && !portsOf(slice).length;
 
-export const endpointSliceController: Controller = {
+export const endpointSliceController = (batchPeriodMs = 0): Controller => ({
   name: 'endpointslice-controller',
   start(ctx: ControllerContext): () => void {
     const tracker = new TriggerTimeTracker();
@@ -201,19 +201,11 @@ export const endpointSliceController: Controller = {
       }
     };
 
-    const queue = new WorkQueue(sync);
-    const unsubscribe = ctx.subscribe((event) => {
-      for (const key of servicesConcerned(ctx, event)) queue.add(key);
-      // A managed slice changed or removed by someone else is put back.
-      if (event.resource === sliceStorage && event.object.metadata.labels?.[managedByLabel] === controllerName) {
-        const service = event.object.metadata.labels[serviceNameLabel];
-        if (service) queue.add(`${event.object.metadata.namespace}/${service}`);
-      }
+    // A managed slice changed or removed by someone else is put back.
+    return watchServiceChanges(ctx, new WorkQueue(sync), batchPeriodMs, (event) => {
+      if (event.resource !== sliceStorage || event.object.metadata.labels?.[managedByLabel] !== controllerName) return undefined;
+      const service = event.object.metadata.labels[serviceNameLabel];
+      return service ? `${event.object.metadata.namespace}/${service}` : undefined;
     });
-    for (const entry of ctx.store.list('services')) queue.add(entry.key);
-    return () => {
-      unsubscribe();
-      queue.stop();
-    };
   },
-};
+});

@@ -10,7 +10,7 @@
 // Every failure of an operation is the same opaque 422; a body of the wrong shape is a 400.
 
 import { jsonKindName } from './go-format.ts';
-import { isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { hasOwn, setOwn } from './json-value.ts';
 import { badRequest, genericInvalid, requestEntityTooLarge } from './status.ts';
 
@@ -33,7 +33,7 @@ export function applyJsonPatch(original: unknown, patch: unknown): unknown {
   if (operations.length > maxJsonPatchOperations) {
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${operations.length}`);
   }
-  const document = { root: structuredClone(original) };
+  const document = { root: cloneJson(original) };
   for (const operation of operations) {
     if (!applyOperation(document, operation)) throw genericInvalid();
   }
@@ -80,7 +80,7 @@ function applyOperation(document: { root: unknown }, operation: Operation): bool
     case 'replace': {
       if (path === '') {
         const value = operation.value;
-        if (isJsonObject(value) || Array.isArray(value)) document.root = structuredClone(value);
+        if (isJsonObject(value) || Array.isArray(value)) document.root = cloneJson(value);
         return true;
       }
       const target = path === undefined ? undefined : locate(document.root, path);
@@ -101,7 +101,7 @@ function applyOperation(document: { root: unknown }, operation: Operation): bool
       const copied = read(source.container, source.key);
       if (!copied.found) return false;
       const target = path === undefined ? undefined : locate(document.root, path);
-      return target !== undefined && add(target.container, target.key, structuredClone(copied.value ?? null));
+      return target !== undefined && add(target.container, target.key, cloneJson(copied.value ?? null));
     }
     case 'test': {
       if (path === undefined) return false;
@@ -159,7 +159,7 @@ function arrayIndex(length: number, key: string): number | undefined {
 }
 
 function add(container: Container, key: string, value: unknown): boolean {
-  const stored = structuredClone(value);
+  const stored = cloneJson(value);
   if (!Array.isArray(container)) {
     setOwn(container, key, stored);
     return true;
@@ -188,7 +188,7 @@ function remove(container: Container, key: string): boolean {
 }
 
 function replace(container: Container, key: string, value: unknown): boolean {
-  const stored = structuredClone(value);
+  const stored = cloneJson(value);
   if (!Array.isArray(container)) setOwn(container, key, stored);
   else container[arrayIndex(container.length, key) ?? 0] = stored;
   return true;

@@ -4,7 +4,7 @@
 // in arrays (the RFC would keep those), while an array that replaces an object is taken as it is.
 
 import { jsonKindName } from './go-format.ts';
-import { isJsonObject, type JsonObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, type JsonObject } from '../meta/object.ts';
 import { dropNullMembers, hasOwn, setOwn } from './json-value.ts';
 import { badRequest } from './status.ts';
 
@@ -14,8 +14,8 @@ export function applyMergePatch(original: unknown, patch: unknown): unknown {
   if (!isJsonObject(patch)) {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${jsonKindName(patch)} into Go value of type map[string]interface {}`);
   }
-  const document = isJsonObject(original) ? structuredClone(original) : {};
-  mergeInto(document, structuredClone(patch));
+  const document = isJsonObject(original) ? cloneJson(original) : {};
+  mergeInto(document, cloneJson(patch));
   return document;
 }
 

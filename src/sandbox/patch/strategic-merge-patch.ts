@@ -14,7 +14,7 @@
 // inside a value taken from the patch into the zero value; this module drops such nulls instead.
 
 import { goValue } from '../crd/go-format.ts';
-import { isJsonObject, type JsonObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, type JsonObject } from '../meta/object.ts';
 import { goString, jsonKindName, reflectTypeString, sameGoType } from './go-format.ts';
 import { dropNullMembers, hasOwn, setOwn } from './json-value.ts';
 import { childSchema, type ListSchema, type PatchSchema, type SchemaNode } from './schema.ts';
@@ -36,10 +36,10 @@ type ElementKind = 'map' | 'scalar';
 
 /** Applies a strategic merge patch (already parsed from JSON) to `original`, returning a new document. */
 export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: PatchSchema): unknown {
-  const document = isJsonObject(original) ? structuredClone(original) : {};
+  const document = isJsonObject(original) ? cloneJson(original) : {};
   if (patch === null) return document;
   if (!isJsonObject(patch)) throw badRequest(`json: cannot unmarshal ${jsonKindName(patch)} into Go value of type ${mapType}`);
-  return mergeMap(document, structuredClone(patch), schema);
+  return mergeMap(document, cloneJson(patch), schema);
 }
 
 function mergeMap(original: JsonObject, patch: JsonObject, schema: SchemaNode | undefined): JsonObject {

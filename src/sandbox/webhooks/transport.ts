@@ -4,9 +4,11 @@
 // net/http and client-go word them (`Post "URL": dial tcp ...: connect: connection refused`,
 // `context deadline exceeded`, `an error on the server (...) has prevented the request from succeeding`).
 
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { isJsonObject } from '../meta/object.ts';
 import { bundleCertificates, verifyServerCertificate } from './tls-verification.ts';
 
@@ -90,44 +92,73 @@ function statusCodeFailure(code: number, contentType: string, body: Buffer): str
   return `the server responded with the status code ${code} but did not return more information`;
 }
 
-/** Opens the TLS connection and checks the certificate as Go would before anything is sent. */
-function openVerified(target: WebhookTarget, signal: AbortSignal): Promise<TLSSocket> {
-  const roots = target.caBundle === undefined ? undefined : bundleCertificates(target.caBundle);
-  if (roots && roots.length === 0) {
-    return Promise.reject(new WebhookTransportError('could not get REST client: unable to load root certificates: unable to parse bytes as PEM block'));
+/**
+ * A keep-alive agent per trust configuration, as kube-apiserver caches one client (and so one pool of
+ * idle connections) per webhook: a connection is verified once, when dialled, and reused after that.
+ */
+class VerifyingAgent extends Agent {
+  readonly #target: WebhookTarget;
+  readonly #roots: X509Certificate[] | undefined;
+
+  constructor(target: WebhookTarget, roots: X509Certificate[] | undefined) {
+    // Go's default transport keeps idle connections for 90 s.
+    super({ keepAlive: true, timeout: 90_000 });
+    this.#target = target;
+    this.#roots = roots;
   }
-  return new Promise((resolve, reject) => {
+
+  override createConnection(_options: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined {
+    const target = this.#target;
     const socket = tlsConnect({
       host: target.dialHost,
       port: target.dialPort,
       ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
-      ...(roots ? { ca: roots.map((c) => c.toString()) } : {}),
+      ...(this.#roots ? { ca: this.#roots.map((c) => c.toString()) } : {}),
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
     });
     const fail = (err: Error): void => {
       socket.destroy();
-      reject(err);
+      done(err);
     };
-    const onAbort = (): void => fail(new WebhookTransportError(`Post ${JSON.stringify(target.url)}: context deadline exceeded`));
-    signal.addEventListener('abort', onAbort, { once: true });
     socket.once('error', (err) => fail(new WebhookTransportError(`Post ${JSON.stringify(target.url)}: ${dialFailure(err, target)}`)));
     socket.once('secureConnect', () => {
-      signal.removeEventListener('abort', onAbort);
-      const problem = verifyServerCertificate(socket, target.serverName, roots ?? [], Date.now());
+      const problem = verifyServerCertificate(socket, target.serverName, this.#roots ?? [], Date.now());
       if (problem) fail(new WebhookTransportError(`Post ${JSON.stringify(target.url)}: ${problem}`));
-      else resolve(socket);
+      else done(null, socket);
     });
-  });
+    return undefined;
+  }
 }
 
-function exchange(socket: TLSSocket, target: WebhookTarget, body: string, signal: AbortSignal): Promise<WebhookReply> {
+const agents = new Map<string, VerifyingAgent>();
+const maxAgents = 64;
+
+/** The agent for the target's trust configuration; its caBundle is parsed once, when the agent is made. */
+function agentFor(target: WebhookTarget): VerifyingAgent {
+  const key = JSON.stringify([target.dialHost, target.dialPort, target.serverName, target.caBundle ?? null]);
+  let agent = agents.get(key);
+  if (agent) agents.delete(key);
+  else {
+    const roots = target.caBundle === undefined ? undefined : bundleCertificates(target.caBundle);
+    if (roots && roots.length === 0) {
+      throw new WebhookTransportError('could not get REST client: unable to load root certificates: unable to parse bytes as PEM block');
+    }
+    // The least recently used agent is dropped; its idle connections close on their own timeout.
+    if (agents.size >= maxAgents) agents.delete(agents.keys().next().value as string);
+    agent = new VerifyingAgent(target, roots);
+  }
+  agents.set(key, agent);
+  return agent;
+}
+
+function exchange(agent: VerifyingAgent, target: WebhookTarget, body: string, signal: AbortSignal): Promise<WebhookReply> {
   return new Promise((resolve, reject) => {
     let response: IncomingMessage | undefined;
     const req = httpRequest({
       method: 'POST',
       path: target.path,
-      createConnection: () => socket,
+      agent,
       headers: {
         Host: target.hostHeader,
         'User-Agent': userAgent,
@@ -137,7 +168,7 @@ function exchange(socket: TLSSocket, target: WebhookTarget, body: string, signal
       },
     });
     const onAbort = (): void => {
-      // The deadline covers reading the body too; client-go words that case differently.
+      // The deadline covers dialling and reading the body too; client-go words the latter differently.
       const reason = response
         ? 'unexpected error when reading response body. Please retry. Original error: context deadline exceeded'
         : `Post ${JSON.stringify(target.url)}: context deadline exceeded`;
@@ -147,7 +178,8 @@ function exchange(socket: TLSSocket, target: WebhookTarget, body: string, signal
     signal.addEventListener('abort', onAbort, { once: true });
     req.once('error', (err: NodeJS.ErrnoException) => {
       signal.removeEventListener('abort', onAbort);
-      if (!signal.aborted) reject(new WebhookTransportError(`Post ${JSON.stringify(target.url)}: ${dialFailure(err, target)}`));
+      if (signal.aborted) return;
+      reject(err instanceof WebhookTransportError ? err : new WebhookTransportError(`Post ${JSON.stringify(target.url)}: ${dialFailure(err, target)}`));
     });
     req.once('response', (res) => {
       response = res;
@@ -155,7 +187,6 @@ function exchange(socket: TLSSocket, target: WebhookTarget, body: string, signal
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('end', () => {
         signal.removeEventListener('abort', onAbort);
-        socket.destroy();
         const contentType = String(res.headers['content-type'] ?? '');
         const data = Buffer.concat(chunks);
         const code = res.statusCode ?? 0;
@@ -169,7 +200,5 @@ function exchange(socket: TLSSocket, target: WebhookTarget, body: string, signal
 
 /** POSTs `body` to the webhook within `timeoutSeconds`. Rejects with a WebhookTransportError. */
 export async function postReview(target: WebhookTarget, body: string, timeoutSeconds: number): Promise<WebhookReply> {
-  const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
-  const socket = await openVerified(target, deadline);
-  return exchange(socket, target, body, deadline);
+  return exchange(agentFor(target), target, body, AbortSignal.timeout(timeoutSeconds * 1000));
 }
