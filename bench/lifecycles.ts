@@ -15,6 +15,7 @@ import { KubeClient, type KubeObject } from '../src/kube/client.ts';
 import { nowNanos } from '../src/kube/clock.ts';
 import { Controller, keyOf } from '../src/kube/controller.ts';
 import { Informer } from '../src/kube/informer.ts';
+import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS, SERVICES } from '../src/kube/resources.ts';
 import { isOperationPermissionKey, parseIdLabelKey } from '../src/lifecycle/parse.ts';
 import { startOperator } from '../src/operator/operator.ts';
@@ -61,6 +62,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
         webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
         metricsAddress: '0',
         probeAddress: '0',
+        logger: createLogger({ level: 'warn' }),
       },
       stop.signal,
     );

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { KubeconfigError } from '../kube/kubeconfig.ts';
 import { UsageError, type Command, type CommandIO } from './command.ts';
 import { inspectCommand } from './commands/inspect.ts';
 import { beginCommand, finishCommand, undoCommand } from './commands/lifecycle-ops.ts';
@@ -58,6 +59,10 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     if (err instanceof UsageError) {
       io.stderr.write(`podops ${command.name}: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof KubeconfigError) {
+      io.stderr.write(`podops ${command.name}: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

@@ -14,7 +14,7 @@ import { silentLogger, type Logger } from '../kube/log.ts';
 import { PODS, SERVICES } from '../kube/resources.ts';
 import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/controller.ts';
 import { InvalidLabelError } from '../lifecycle/parse.ts';
-import { InvalidAnnotationError, missingExpectedFinalizers } from '../lifecycle/pod.ts';
+import { InvalidAnnotationError, missingExpectedFinalizers, serviceReadyCondition } from '../lifecycle/pod.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
 
@@ -107,7 +107,11 @@ export class LifecycleReconciler implements Reconciler {
     return services;
   }
 
-  /** One merge patch carrying exactly what the plan changes, guarded by the pod's resourceVersion. */
+  /**
+   * One patch carrying exactly what the plan changes, guarded by the pod's resourceVersion. With the
+   * service-ready gate it is a strategic merge patch of pods/status: conditions merge by type, so only
+   * the gate is sent and the cache need not hold the other conditions.
+   */
   #write(pod: Pod, plan: ReconcilePlan, now: Nanos): Promise<Pod> {
     const next = applyReconcilePlan(pod, plan, now);
     const metadata: Record<string, unknown> = { resourceVersion: pod.metadata.resourceVersion };
@@ -117,9 +121,9 @@ export class LifecycleReconciler implements Reconciler {
     if (plan.dropExpectedFinalizers) {
       metadata.annotations = { [AVAILABLE_CONDITIONS_ANNOTATION]: next.metadata.annotations?.[AVAILABLE_CONDITIONS_ANNOTATION] };
     }
-    const body: Record<string, unknown> = { metadata };
-    if (plan.serviceReady) body.status = { conditions: next.status?.conditions };
     const { namespace, name } = pod.metadata;
-    return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'merge', body, plan.serviceReady ? { subresource: 'status' } : {});
+    if (!plan.serviceReady) return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'merge', { metadata });
+    const gate = serviceReadyCondition(next);
+    return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'strategic', { metadata, status: { conditions: [gate] } }, { subresource: 'status' });
   }
 }

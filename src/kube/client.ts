@@ -1,11 +1,11 @@
 // The one HTTP client podops uses against any API server (a real cluster or the sandbox). Credentials come
-// from @kubernetes/client-node's KubeConfig (kubeconfig files, in-cluster config, exec and token auth); the
-// transport is ours: keep-alive connections, explicit content types on every patch, streaming watches,
+// from kubeconfig files or the in-cluster service account (kubeconfig.ts: certificates, tokens, exec
+// plugins); the transport is ours: keep-alive connections, explicit content types on every patch, streaming watches,
 // timeouts, and API errors as typed exceptions carrying the server's Status.
 
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import { accessFromKubeconfig, inClusterAccess, loadDefaultAccess, parseKubeconfig, readKubeconfigFile, type ClusterAccess, type Credentials } from './kubeconfig.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
 
 export interface Status {
@@ -114,33 +114,36 @@ export interface ClientOptions {
   fieldManager?: string;
 }
 
-/** Where to connect and how to authenticate, refreshed from the KubeConfig so rotated tokens are picked up. */
+/** Where to connect and how to authenticate, refreshed every 10 s so rotated tokens and certificates are picked up. */
 class Connection {
   readonly server: URL;
-  readonly #kubeConfig: KubeConfig;
+  readonly #credentials: Credentials;
   readonly #agent: http.Agent;
   #tls: https.RequestOptions = {};
   #headers: Record<string, string> = {};
   #refreshedAt = -Infinity;
 
-  constructor(kubeConfig: KubeConfig, server: URL) {
-    this.#kubeConfig = kubeConfig;
-    this.server = server;
+  constructor(access: ClusterAccess) {
+    this.#credentials = access.credentials;
+    this.server = access.server;
     const agentOptions = { keepAlive: true, maxSockets: 64 };
-    this.#agent = server.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.#agent = this.server.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
 
   async options(): Promise<https.RequestOptions> {
     if (performance.now() - this.#refreshedAt > 10_000) {
-      const opts: https.RequestOptions = {};
-      await this.#kubeConfig.applyToHTTPSOptions(opts);
-      const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername, headers } = opts;
-      this.#tls = { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername };
-      this.#headers = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, String(v)]));
-      if (opts.auth) this.#headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+      const { ca, cert, key, rejectUnauthorized, servername, headers } = await this.#credentials.resolve();
+      this.#tls = { ca, cert, key, rejectUnauthorized, ...(servername && { servername }) };
+      this.#headers = headers;
       this.#refreshedAt = performance.now();
     }
     return { ...this.#tls, agent: this.#agent, headers: { ...this.#headers } };
+  }
+
+  /** The server answered 401: resolve the credentials again (an exec plugin is asked anew) before the next request. */
+  unauthorized(): void {
+    this.#credentials.invalidate();
+    this.#refreshedAt = -Infinity;
   }
 
   close(): void {
@@ -163,11 +166,9 @@ export class KubeClient {
   /** The namespace of the kubeconfig's current context, if it names one. */
   readonly contextNamespace: string | undefined;
 
-  constructor(kubeConfig: KubeConfig, options: ClientOptions = {}) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster (check current-context)');
-    this.contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace || undefined;
-    this.#connection = new Connection(kubeConfig, new URL(cluster.server));
+  constructor(access: ClusterAccess, options: ClientOptions = {}) {
+    this.contextNamespace = access.namespace;
+    this.#connection = new Connection(access);
     this.#userAgent = options.userAgent ?? `podops/${process.env.npm_package_version ?? 'dev'}`;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.fieldManager = options.fieldManager ?? 'podops';
@@ -175,18 +176,16 @@ export class KubeClient {
 
   /** From a kubeconfig file, `$KUBECONFIG`/`~/.kube/config`, or the in-cluster service account. */
   static load(options: { kubeconfig?: string; context?: string; inCluster?: boolean } & ClientOptions = {}): KubeClient {
-    const kc = new KubeConfig();
-    if (options.inCluster) kc.loadFromCluster();
-    else if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-    else kc.loadFromDefault();
-    if (options.context) kc.setCurrentContext(options.context);
-    return new KubeClient(kc, options);
+    const access = options.inCluster
+      ? inClusterAccess()
+      : options.kubeconfig
+        ? accessFromKubeconfig(readKubeconfigFile(options.kubeconfig), options.context)
+        : loadDefaultAccess(process.env, options.context);
+    return new KubeClient(access, options);
   }
 
   static fromKubeconfigText(text: string, options: ClientOptions = {}): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromString(text);
-    return new KubeClient(kc, options);
+    return new KubeClient(accessFromKubeconfig(parseKubeconfig('(inline)', text, process.cwd())), options);
   }
 
   get server(): string {
@@ -212,7 +211,10 @@ export class KubeClient {
     }
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const request = transport.request(url, { ...base, method: req.method, headers, signal: req.signal }, resolve);
+      const request = transport.request(url, { ...base, method: req.method, headers, signal: req.signal }, (response) => {
+        if (response.statusCode === 401) this.#connection.unauthorized();
+        resolve(response);
+      });
       if (req.timeoutMs !== 0) {
         request.setTimeout(req.timeoutMs ?? this.#timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: timed out after ${req.timeoutMs ?? this.#timeoutMs} ms`)));
       }

@@ -1,8 +1,10 @@
-// What podops keeps of a controlled pod in memory: the fields its controllers read. Writes are merge
-// patches of labels, annotations and conditions guarded by resourceVersion, never a PUT of this trimmed
-// copy, so nothing dropped here can be lost.
+// What podops keeps of a controlled pod in memory: the fields its controllers read (of the conditions,
+// Ready and the service-ready gate). Writes are patches of labels, annotations and the gate (conditions
+// merge by type) guarded by resourceVersion, never a PUT of this trimmed copy, so nothing dropped here
+// can be lost.
 
 import type { Pod } from '../api/kube.ts';
+import { SERVICE_READY_GATE } from '../api/protocol.ts';
 
 export function trimPod(pod: Pod): Pod {
   const { managedFields: _managed, ...metadata } = pod.metadata;
@@ -15,7 +17,8 @@ export function trimPod(pod: Pod): Pod {
   if (pod.status) {
     trimmed.status = {};
     if (pod.status.phase) trimmed.status.phase = pod.status.phase;
-    if (pod.status.conditions) trimmed.status.conditions = pod.status.conditions;
+    const conditions = pod.status.conditions?.filter((c) => c.type === 'Ready' || c.type === SERVICE_READY_GATE);
+    if (conditions?.length) trimmed.status.conditions = conditions;
     if (pod.status.podIP) trimmed.status.podIP = pod.status.podIP;
   }
   return trimmed;

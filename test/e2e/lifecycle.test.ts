@@ -48,6 +48,9 @@ describe('a full lifecycle on the sandbox', () => {
     const firstSeen = order.map((word) => seen.findIndex((p) => Object.keys(p.metadata.labels ?? {}).some((k) => parseIdLabelKey(k)?.word === word)));
     assert.ok(firstSeen.every((i) => i >= 0), `every family appeared: ${JSON.stringify(Object.fromEntries(order.map((w, i) => [w, firstSeen[i]])))}`);
     for (let i = 1; i < firstSeen.length; i++) assert.ok(firstSeen[i]! >= firstSeen[i - 1]!, `${order[i]} not before ${order[i - 1]}`);
+    // podops writes only its gate: the kubelet's conditions are kept (conditions merge by type).
+    const types = (done.status?.conditions ?? []).map((c) => c.type).sort();
+    assert.deepEqual(types, ['ContainersReady', 'Initialized', 'PodReadyToStartContainers', 'PodScheduled', 'Ready', 'pod.kusionstack.io/service-ready'].sort());
   });
 
   test('two lifecycles of different types synchronise at operated', async () => {

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { accessFromKubeconfig, parseKubeconfig } from '../../src/kube/kubeconfig.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { KubeClient, type KubeObject, type ListOptions, type ObjectList } from '../../src/kube/client.ts';
 import { Informer } from '../../src/kube/informer.ts';
@@ -55,9 +55,7 @@ describe('Informer', () => {
   };
   before(async () => {
     sandbox = await startSandbox({ watchCacheSize: 20, bookmarkIntervalMs: 3_600_000 });
-    const kc = new KubeConfig();
-    kc.loadFromString(sandbox.kubeconfig);
-    client = new CountingClient(kc);
+    client = new CountingClient(accessFromKubeconfig(parseKubeconfig('sandbox', sandbox.kubeconfig, '.')));
   });
   after(async () => {
     for (const abort of running) abort.abort();
