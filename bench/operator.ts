@@ -3,7 +3,7 @@
 // then once it has listed, cached and reconciled every pod. Target (issue 5): <= 200 MB.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS } from '../src/kube/resou
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
 import { realisticPod } from './lifecycle.ts';
 import { printTable } from './measure.ts';
-import { startServerProcess } from './processes.ts';
+import { deployedNodeFlags, startServerProcess } from './processes.ts';
 
 const freePort = (): Promise<number> =>
   new Promise((resolve) => {
@@ -45,15 +45,6 @@ function builtOperator(): string {
   const main = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
   if (!existsSync(main)) execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', fileURLToPath(new URL('../tsconfig.build.json', import.meta.url))], { stdio: 'inherit' });
   return main;
-}
-
-/** The Node flags of the image's ENTRYPOINT (between `node` and the script): the operator runs as deployed. */
-function deployedNodeFlags(): string[] {
-  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
-  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
-  if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
-  const argv = JSON.parse(entrypoint) as string[];
-  return argv.slice(1, argv.findIndex((a) => a.endsWith('.js')));
 }
 
 const mib = (bytes: number | undefined): string => `${((bytes ?? 0) / 1024 / 1024).toFixed(1)} MiB`;

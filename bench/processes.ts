@@ -2,6 +2,7 @@
 // and its server do not compete for one core.
 
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -72,3 +73,11 @@ export function startServerProcess(options: Record<string, unknown> = {}): Promi
   }));
 }
 
+/** The Node flags of the image's ENTRYPOINT (between `node` and the script): the operator runs as deployed. */
+export function deployedNodeFlags(): string[] {
+  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
+  const argv = JSON.parse(entrypoint) as string[];
+  return argv.slice(1, argv.findIndex((a) => a.endsWith('.js')));
+}

@@ -1,25 +1,28 @@
 // `npm run bench [-- NAME...]`: runs the benchmarks and prints their figures. Goals are printed next to
-// the figures (and ratios against baselines measured in the same run), never asserted.
+// the figures (and ratios against baselines measured in the same run), never asserted. Each suite runs in
+// a fresh process, so one suite's heap and timers do not weigh on the next one's figures.
 
-const suites: Record<string, () => Promise<unknown>> = {
-  lifecycle: async () => (await import('./lifecycle.ts')).runLifecycleBench(),
-  transition: async () => (await import('./transition.ts')).runTransitionBench(),
-  webhook: async () => (await import('./webhook.ts')).runWebhookBench(),
-  sandbox: async () => (await import('./sandbox.ts')).runSandboxBenchmark(),
-  operator: async () => (await import('./operator.ts')).runOperatorMemoryBench(),
-  workloads: async () => (await import('./workloads.ts')).runWorkloadsBench(),
-  nodes: async () => (await import('./nodes.ts')).runNodesBench(),
-  lifecycles: async () => (await import('./lifecycles.ts')).runLifecyclesBench(),
-};
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const suites = ['lifecycle', 'transition', 'webhook', 'sandbox', 'operator', 'workloads', 'nodes', 'lifecycles'];
 
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
-  if (!(name in suites)) {
-    console.error(`unknown benchmark "${name}"; known: ${Object.keys(suites).join(', ')}`);
+  if (!suites.includes(name)) {
+    console.error(`unknown benchmark "${name}"; known: ${suites.join(', ')}`);
     process.exit(2);
   }
 }
 console.log(`podops benchmarks on Node ${process.version}, ${new Date().toISOString()}`);
-for (const [name, run] of Object.entries(suites)) {
-  if (wanted.length === 0 || wanted.includes(name)) await run();
+let failed = 0;
+for (const name of suites) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [file], { stdio: 'inherit' }).once('exit', resolve));
+  if (code !== 0) {
+    console.error(`benchmark "${name}" failed (exit ${code})`);
+    failed++;
+  }
 }
+process.exitCode = failed ? 1 : 0;
