@@ -44,6 +44,8 @@ export class CertificateManager {
   readonly #options: CertificateManagerOptions;
   readonly #clock: Clock;
   readonly #log: Logger;
+  /** Configurations found missing at the last check (a second miss in a row is a warning). */
+  readonly #missing = new Set<string>();
 
   constructor(options: CertificateManagerOptions) {
     this.#options = options;
@@ -140,9 +142,13 @@ export class CertificateManager {
       try {
         config = await this.#options.client.get<WebhookConfiguration>(type, undefined, name);
       } catch (err) {
-        if (isNotFound(err)) return this.#log.warn({ name }, 'webhook configuration not found; caBundle not injected');
-        throw err;
+        if (!isNotFound(err)) throw err;
+        // Installers may create the configurations after the operator starts: the first miss is expected.
+        const level = this.#missing.has(name) ? 'warn' : 'info';
+        this.#missing.add(name);
+        return this.#log[level]({ name }, 'webhook configuration not found; its caBundle is injected at the next check');
       }
+      this.#missing.delete(name);
       const webhooks = config.webhooks ?? [];
       if (webhooks.every((w) => w.clientConfig?.caBundle === caBundle)) return;
       try {
