@@ -1,30 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Registry, Counter } from 'prom-client';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
+import type { KubeObject } from '../../src/kube/client.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import { parseBindAddress, startProbeServer } from '../../src/kube/health.ts';
 import { EVENTS } from '../../src/kube/resources.ts';
+import { useSandboxClient } from '../support/sandbox-client.ts';
 
 describe('EventRecorder', () => {
-  let sandbox: Sandbox;
-  let client: KubeClient;
-  before(async () => {
-    sandbox = await startSandbox();
-    client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
-  });
-  after(async () => {
-    client.close();
-    await sandbox.stop();
-  });
+  const env = useSandboxClient();
 
   const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '7' } });
   const eventsFor = async (name: string) =>
-    (await client.list<KubeObject & { count: number; reason: string; message: string; involvedObject: Record<string, string>; source: { component: string } }>(EVENTS, { namespace: 'default', fieldSelector: `involvedObject.name=${name}` })).items;
+    (await env.client.list<KubeObject & { count: number; reason: string; message: string; involvedObject: Record<string, string>; source: { component: string } }>(EVENTS, { namespace: 'default', fieldSelector: `involvedObject.name=${name}` })).items;
 
   test('records a core/v1 Event about the object, and folds a repeat into its count', async () => {
-    const recorder = new EventRecorder({ client, component: 'podops', instance: 'podops-0' });
+    const recorder = new EventRecorder({ client: env.client, component: 'podops', instance: 'podops-0' });
     recorder.event(pod('web-0'), 'Normal', 'ServiceReady', 'update service readiness gate to: False');
     await recorder.flush();
     let [event] = await eventsFor('web-0');
@@ -42,7 +33,7 @@ describe('EventRecorder', () => {
   });
 
   test('a hot loop on one object is capped at the burst of 25', async () => {
-    const recorder = new EventRecorder({ client, component: 'podops' });
+    const recorder = new EventRecorder({ client: env.client, component: 'podops' });
     for (let i = 0; i < 40; i++) recorder.event(pod('hot'), 'Warning', 'Retry', `attempt ${i}`);
     await recorder.flush();
     assert.equal((await eventsFor('hot')).length, 25);

@@ -1,35 +1,25 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import { describe, test } from 'node:test';
 import { MUTATING_WEBHOOK_CONFIGURATIONS, SECRETS } from '../../src/kube/resources.ts';
 import { CertificateManager, type CertificateManagerOptions } from '../../src/webhook/certificate-manager.ts';
 import { inspectCertificate } from '../../src/webhook/certificates.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { useSandboxClient } from '../support/sandbox-client.ts';
 
 const DAY = 86_400_000;
 
 describe('CertificateManager', () => {
-  let sandbox: Sandbox;
-  let client: KubeClient;
-  before(async () => {
-    sandbox = await startSandbox();
-    client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
-  });
-  after(async () => {
-    client.close();
-    await sandbox.stop();
-  });
+  const env = useSandboxClient();
 
   const manager = (secretName: string, extra: Partial<CertificateManagerOptions> = {}) =>
-    new CertificateManager({ client, namespace: 'default', secretName, hosts: ['podops-webhook.podops-system.svc', '127.0.0.1'], ...extra });
+    new CertificateManager({ client: env.client, namespace: 'default', secretName, hosts: ['podops-webhook.podops-system.svc', '127.0.0.1'], ...extra });
 
   test('creates a CA and a serving certificate for the hosts, kept in a kubernetes.io/tls Secret', async () => {
     const bundle = await manager('created').ensure();
     const serving = inspectCertificate(bundle.serving.cert);
     assert.deepEqual(serving.hosts, ['podops-webhook.podops-system.svc', '127.0.0.1']);
     assert.ok(serving.issuedBy(bundle.ca.cert));
-    const secret = await client.get<{ type: string; data: Record<string, string> }>(SECRETS, 'default', 'created');
+    const secret = await env.client.get<{ type: string; data: Record<string, string> }>(SECRETS, 'default', 'created');
     assert.equal(secret.type, 'kubernetes.io/tls');
     assert.deepEqual(Object.keys(secret.data).sort(), ['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
     assert.equal(Buffer.from(secret.data['tls.crt']!, 'base64').toString(), bundle.serving.cert);
@@ -54,7 +44,7 @@ describe('CertificateManager', () => {
   });
 
   test('injects the CA into every webhook of the named configuration, once', async () => {
-    await client.create(MUTATING_WEBHOOK_CONFIGURATIONS, {
+    await env.client.create(MUTATING_WEBHOOK_CONFIGURATIONS, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',
       metadata: { name: 'podops-mutating' },
@@ -69,10 +59,10 @@ describe('CertificateManager', () => {
     const m = manager('injected', { mutatingWebhookConfigurations: ['podops-mutating', 'absent'] });
     const bundle = await m.ensure();
     await m.injectCABundle(bundle.ca.cert);
-    const config = await client.get<{ metadata: { resourceVersion: string }; webhooks: { clientConfig: { caBundle: string } }[] }>(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, 'podops-mutating');
+    const config = await env.client.get<{ metadata: { resourceVersion: string }; webhooks: { clientConfig: { caBundle: string } }[] }>(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, 'podops-mutating');
     assert.deepEqual(config.webhooks.map((w) => Buffer.from(w.clientConfig.caBundle, 'base64').toString()), [bundle.ca.cert, bundle.ca.cert]);
     await m.injectCABundle(bundle.ca.cert);
-    const again = await client.get<{ metadata: { resourceVersion: string } }>(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, 'podops-mutating');
+    const again = await env.client.get<{ metadata: { resourceVersion: string } }>(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, 'podops-mutating');
     assert.equal(again.metadata.resourceVersion, config.metadata.resourceVersion, 'no write when already current');
   });
 });

@@ -25,3 +25,20 @@ export interface Controller {
   /** Starts the controller; the returned function stops it. */
   start(ctx: ControllerContext): () => void;
 }
+
+/**
+ * Feeds `observe` every stored object of `resources` as an ADDED event, then every change, as an
+ * informer's initial list and watch would. The result stops following and then calls `onStop`.
+ */
+export function followStore(ctx: ControllerContext, resources: readonly string[], observe: StoreListener, onStop: () => void): () => void {
+  for (const resource of resources) {
+    for (const entry of ctx.store.list(resource)) {
+      observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
+    }
+  }
+  const unsubscribe = ctx.subscribe(observe);
+  return () => {
+    unsubscribe();
+    onStop();
+  };
+}

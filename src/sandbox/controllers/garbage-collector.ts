@@ -8,7 +8,7 @@ import { StatusError } from '../errors.ts';
 import type { KubeObject, OwnerReference } from '../meta/object.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import type { StoreEvent } from '../storage/store.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import { followStore, type Controller, type ControllerContext } from './controller.ts';
 import { WorkQueue } from './work-queue.ts';
 
 const orphanFinalizer = 'orphan';
@@ -197,16 +197,9 @@ export const garbageCollector: Controller = {
       if (meta.deletionTimestamp && finalizers.includes(foregroundFinalizer)) attempts.add(ref);
     };
 
-    for (const def of ctx.registry.storageResources()) {
-      for (const entry of ctx.store.list(def.storageKey)) {
-        observe({ type: 'ADDED', resource: def.storageKey, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
-      }
-    }
-    const unsubscribe = ctx.subscribe(observe);
-    return () => {
-      unsubscribe();
+    return followStore(ctx, ctx.registry.storageResources().map((def) => def.storageKey), observe, () => {
       attempts.stop();
       owners.stop();
-    };
+    });
   },
 };

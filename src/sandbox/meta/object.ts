@@ -71,6 +71,9 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** The store key of a stored object. */
+export const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
+
 /** Reads a dotted path (`spec.nodeName`) from an object; undefined when any step is missing. */
 export function readPath(obj: unknown, path: readonly string[]): unknown {
   let cur: unknown = obj;

@@ -1,19 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError, type Status } from '../errors.ts';
+import { type Status } from '../errors.ts';
+import { statusOf } from '../../../test/support/status-error.ts';
 import { applyJsonPatch, maxJsonPatchOperations } from './json-patch.ts';
 
 type Json = Record<string, unknown>;
-
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e.status;
-  }
-  assert.fail('expected an error');
-}
 
 const genericInvalid: Status = {
   kind: 'Status',

@@ -1,19 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { StatusError, type Status } from '../errors.ts';
+import { statusOf } from '../../../test/support/status-error.ts';
 import { goJsonSyntaxError } from './go-json.ts';
 import { decodePatchBody, patchTypeOf } from './patch-body.ts';
-
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e.status;
-  }
-  assert.fail('expected an error');
-}
 
 describe('patch content types', () => {
   test('the four patch media types, parameters ignored', () => {

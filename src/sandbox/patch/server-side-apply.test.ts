@@ -1,21 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError, type Status } from '../errors.ts';
+import { statusOf } from '../../../test/support/status-error.ts';
 import type { JsonObject } from '../meta/object.ts';
 import { strategicSchemaFor } from './builtin-schemas.ts';
 import { recordUpdateManagedFields } from './managed-fields.ts';
 import { patchSchemaFromOpenAPI } from './openapi-schema.ts';
 import { applyServerSideApply, type ServerSideApplyInput } from './server-side-apply.ts';
-
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e.status;
-  }
-  assert.fail('expected an error');
-}
 
 const configMapSchema = strategicSchemaFor('v1', 'ConfigMap');
 const deploymentSchema = strategicSchemaFor('apps/v1', 'Deployment');

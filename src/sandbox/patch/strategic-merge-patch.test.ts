@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError, type Status } from '../errors.ts';
+import { statusOf } from '../../../test/support/status-error.ts';
 import { strategicSchemaFor } from './builtin-schemas.ts';
 import type { PatchSchema } from './schema.ts';
 import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
@@ -15,16 +15,6 @@ const deploymentSchema = schemaOf('apps/v1', 'Deployment');
 
 type Json = Record<string, unknown>;
 const smp = (original: Json, patch: unknown, schema = podSchema): Json => applyStrategicMergePatch(original, patch, schema) as Json;
-
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e.status;
-  }
-  assert.fail('expected an error');
-}
 
 const cond = (type: string, status: string, extra: Json = {}): Json => ({ type, status, ...extra });
 const podWithConditions = (conditions: Json[]): Json => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'h1' }, status: { conditions } });

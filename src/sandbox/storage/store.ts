@@ -205,14 +205,20 @@ export class Store {
     return entry;
   }
 
-  /** Replaces an object; `expectedRv` makes it conditional on the stored version. */
-  update(resource: string, key: string, object: KubeObject, expectedRv?: number): StoredEntry {
-    const bucket = this.#bucket(resource);
+  /** The stored entry a write replaces, which must exist (and be at `expectedRv` when given). */
+  #stored(bucket: Bucket, resource: string, key: string, expectedRv: number | undefined): StoredEntry {
     const current = bucket.entries.get(key);
     if (!current) throw new StorageError('notFound', `${resource} ${key} not found`);
     if (expectedRv !== undefined && expectedRv !== current.rv) {
       throw new StorageError('conflict', `${resource} ${key} changed`, current.rv);
     }
+    return current;
+  }
+
+  /** Replaces an object; `expectedRv` makes it conditional on the stored version. */
+  update(resource: string, key: string, object: KubeObject, expectedRv?: number): StoredEntry {
+    const bucket = this.#bucket(resource);
+    const current = this.#stored(bucket, resource, key, expectedRv);
     const rv = ++this.#rv;
     object.metadata.resourceVersion = String(rv);
     const entry: StoredEntry = { key, object, rv, json: undefined };
@@ -224,11 +230,7 @@ export class Store {
   /** Removes an object; the DELETED event shows its last state with a new resourceVersion. */
   delete(resource: string, key: string, expectedRv?: number): KubeObject {
     const bucket = this.#bucket(resource);
-    const current = bucket.entries.get(key);
-    if (!current) throw new StorageError('notFound', `${resource} ${key} not found`);
-    if (expectedRv !== undefined && expectedRv !== current.rv) {
-      throw new StorageError('conflict', `${resource} ${key} changed`, current.rv);
-    }
+    const current = this.#stored(bucket, resource, key, expectedRv);
     const rv = ++this.#rv;
     bucket.entries.delete(key);
     bucket.keysChanged();

@@ -4,7 +4,7 @@
 // the manage loop recreates them; RollingUpdate replaces old pods within maxUnavailable/maxSurge,
 // OnDelete leaves them until they are deleted. Revisions, status and events as the real controller's.
 
-import { isJsonObject, jsonEqual, objectKey, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
+import { isJsonObject, jsonEqual, keyOf, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { isEverything } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
 import type { Controller, ControllerContext } from '../controller.ts';
@@ -19,6 +19,7 @@ import { addDaemonTolerations, nodeShouldRunDaemonPod, pinToNode, targetNodeName
 import { compareDaemonPods, countDaemonPods, storeDaemonSetStatus } from './daemonset-status.ts';
 import { Expectations } from './expectations.ts';
 import { isNotFound, namespaceTerminating, PodControl, podsResource, sortedMap } from './pod-control.ts';
+import { routePodEvent } from './pod-events.ts';
 import { isPodAvailable, isPodReady, isPodTerminal, podPhase } from './pod-state.ts';
 import { slowStartBatch, slowStartInitialBatchSize } from './slow-start-batch.ts';
 import { minReadySecondsOf, selectorOf, selects } from './workload-fields.ts';
@@ -28,8 +29,6 @@ const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
 const templateGenerationLabel = 'pod-template-generation';
 const failedPodBackoffInitialMs = 1000;
 const failedPodBackoffMaxMs = 15 * 60_000;
-
-const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
 
 /** flowcontrol.Backoff for deleting failed daemon pods: 1 s doubling to 15 min per DaemonSet generation and node. */
 class FailedPodsBackoff {
@@ -284,34 +283,13 @@ export const daemonSetController: Controller = {
     const ownerOf = (object: KubeObject): KubeObject | undefined =>
       resolveControllerRef(ctx, daemonSetsStorage, daemonSetKind.kind, object.metadata.namespace, controllerRefOf(object));
 
-    const onPod = (event: StoreEvent): void => {
-      const pod = event.object;
-      if (event.type === 'DELETED' || pod.metadata.deletionTimestamp) {
-        const owner = ownerOf(pod);
-        if (!owner) return;
-        expectations.deletionObserved(keyOf(owner));
-        queue.add(keyOf(owner));
-        return;
-      }
-      const previous = event.type === 'MODIFIED' ? event.previous : undefined;
-      const ref = controllerRefOf(pod);
-      const refChanged = !!previous && !jsonEqual(ref, controllerRefOf(previous));
-      if (refChanged && previous) {
-        const oldOwner = ownerOf(previous);
-        if (oldOwner) queue.add(keyOf(oldOwner));
-      }
-      if (ref) {
-        const owner = ownerOf(pod);
-        if (!owner) return;
-        if (event.type === 'ADDED') expectations.creationObserved(keyOf(owner));
-        queue.add(keyOf(owner));
-        const minReady = minReadySecondsOf(owner);
-        if (previous && minReady > 0 && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), minReady * 1000 + 1000);
-        return;
-      }
-      if (event.type === 'ADDED' || refChanged || !jsonEqual(pod.metadata.labels, previous?.metadata.labels)) {
-        for (const owner of ownersSelecting(ctx, daemonSetsStorage, pod)) queue.add(keyOf(owner));
-      }
+    const podRouting = {
+      ctx,
+      storage: daemonSetsStorage,
+      queue,
+      ownerOf,
+      created: (key: string) => expectations.creationObserved(key),
+      deleted: (key: string) => expectations.deletionObserved(key),
     };
 
     const onRevision = (event: StoreEvent): void => {
@@ -349,7 +327,7 @@ export const daemonSetController: Controller = {
       if (event.resource === daemonSetsStorage) {
         if (event.type === 'DELETED') expectations.delete(event.key);
         queue.add(event.key);
-      } else if (event.resource === 'pods') onPod(event);
+      } else if (event.resource === 'pods') routePodEvent(podRouting, event);
       else if (event.resource === controllerRevisionsStorage) onRevision(event);
       else if (event.resource === 'nodes') onNode(event);
     };

@@ -2,9 +2,9 @@
 // it, one of its ReplicaSets (status included) or, for Recreate, the last pod of its old ReplicaSets
 // changes; orphaned ReplicaSets wake the Deployments that select them.
 
-import { jsonEqual, objectKey, type KubeObject, type OwnerReference } from '../../meta/object.ts';
+import { jsonEqual, keyOf, objectKey, type KubeObject, type OwnerReference } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
 import { WorkQueue } from '../work-queue.ts';
 import { controllerRefOf } from './controller-ref.ts';
@@ -13,8 +13,6 @@ import { strategyType } from './deployment-util.ts';
 import { DeploymentSync, deploymentStorage } from './deployment-sync.ts';
 import { replicaSetStorage } from './replica-set-controller.ts';
 import { selects } from './workload-fields.ts';
-
-const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
 
 export const deploymentController: Controller = {
   name: 'deployment-controller',
@@ -79,15 +77,6 @@ export const deploymentController: Controller = {
       else if (event.resource === replicaSetStorage) replicaSetEvent(event);
       else if (event.resource === 'pods' && event.type === 'DELETED') podDeleted(event.object);
     };
-    for (const resource of ['pods', replicaSetStorage, deploymentStorage]) {
-      for (const entry of ctx.store.list(resource)) {
-        observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
-      }
-    }
-    const unsubscribe = ctx.subscribe(observe);
-    return () => {
-      unsubscribe();
-      queue.stop();
-    };
+    return followStore(ctx, ['pods', replicaSetStorage, deploymentStorage], observe, () => queue.stop());
   },
 };

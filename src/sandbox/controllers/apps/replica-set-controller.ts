@@ -5,11 +5,11 @@
 // availableReplicas (after minReadySeconds), observedGeneration and a ReplicaFailure condition; retries
 // a failed create or delete (a webhook's denial) with the queue's backoff.
 
-import { cloneJson, isJsonObject, jsonEqual, objectKey, type JsonObject, type KubeObject } from '../../meta/object.ts';
+import { cloneJson, isJsonObject, jsonEqual, keyOf, objectKey, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { formatTimestamp } from '../../meta/time.ts';
 import { matchesLabels } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
 import { WorkQueue } from '../work-queue.ts';
 import { claimObjects, controllerRefOf, newControllerRef, type OwnerKind } from './controller-ref.ts';
@@ -33,8 +33,6 @@ export interface ReplicaSetCondition {
   reason?: string;
   message?: string;
 }
-
-const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
 
 /** The ReplicaSet status in the apps/v1 field order, zero counters omitted. */
 function renderStatus(counts: { replicas: number; fullyLabeledReplicas: number; readyReplicas: number; availableReplicas: number }, observedGeneration: number, conditions: ReplicaSetCondition[]): JsonObject {
@@ -280,16 +278,7 @@ export const replicaSetController: Controller = {
       if (event.resource === 'pods') podEvent(event);
       else if (event.resource === replicaSetStorage) replicaSetEvent(event);
     };
-    for (const resource of ['pods', replicaSetStorage]) {
-      for (const entry of ctx.store.list(resource)) {
-        observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
-      }
-    }
-    const unsubscribe = ctx.subscribe(observe);
-    return () => {
-      unsubscribe();
-      queue.stop();
-    };
+    return followStore(ctx, ['pods', replicaSetStorage], observe, () => queue.stop());
   },
 };
 

@@ -4,23 +4,21 @@
 // adopts orphan revisions and runs StatefulSetSync. A set with minReadySeconds is synced again once
 // its ready pods become available.
 
-import { jsonEqual, objectKey, type KubeObject } from '../../meta/object.ts';
+import type { KubeObject } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
 import { WorkQueue } from '../work-queue.ts';
 import { ControllerIndex } from './controller-index.ts';
-import { claimObjects, controllerRefOf, ownersSelecting, resolveControllerRef } from './controller-ref.ts';
+import { claimObjects, controllerRefOf, resolveControllerRef } from './controller-ref.ts';
 import { podsResource } from './pod-control.ts';
-import { isPodReady } from './pod-state.ts';
+import { routePodEvent } from './pod-events.ts';
 import { StatefulSetSync } from './statefulset-control.ts';
 import { isMemberOf } from './statefulset-identity.ts';
 import { StatefulPodControl } from './statefulset-pod-control.ts';
 import { adoptOrphanRevisions } from './statefulset-revisions.ts';
 import { statefulSetKind, statefulSetsStorage } from './statefulset-spec.ts';
 import { minReadySecondsOf, selectorOf, selects, specReplicas } from './workload-fields.ts';
-
-const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
 
 export const statefulSetController: Controller = {
   name: 'statefulset-controller',
@@ -53,48 +51,13 @@ export const statefulSetController: Controller = {
     const ownerOf = (pod: KubeObject): KubeObject | undefined =>
       resolveControllerRef(ctx, statefulSetsStorage, statefulSetKind.kind, pod.metadata.namespace, controllerRefOf(pod));
 
-    const onPod = (event: StoreEvent): void => {
-      const pod = event.object;
-      const ref = controllerRefOf(pod);
-      if (event.type === 'DELETED' || pod.metadata.deletionTimestamp) {
-        const owner = ownerOf(pod);
-        if (owner) queue.add(keyOf(owner));
-        return;
-      }
-      const previous = event.type === 'MODIFIED' ? event.previous : undefined;
-      const previousRef = previous ? controllerRefOf(previous) : undefined;
-      const refChanged = event.type === 'MODIFIED' && !jsonEqual(ref, previousRef);
-      if (refChanged && previous) {
-        const oldOwner = ownerOf(previous);
-        if (oldOwner) queue.add(keyOf(oldOwner));
-      }
-      if (ref) {
-        const owner = ownerOf(pod);
-        if (!owner) return;
-        queue.add(keyOf(owner));
-        const delay = minReadySecondsOf(owner);
-        if (previous && delay > 0 && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), delay * 1000 + 1000);
-        return;
-      }
-      if (event.type === 'ADDED' || refChanged || !jsonEqual(pod.metadata.labels, previous?.metadata.labels)) {
-        for (const owner of ownersSelecting(ctx, statefulSetsStorage, pod)) queue.add(keyOf(owner));
-      }
-    };
+    const podRouting = { ctx, storage: statefulSetsStorage, queue, ownerOf };
 
     const observe = (event: StoreEvent): void => {
       podIndex.observe(event);
       if (event.resource === statefulSetsStorage) queue.add(event.key);
-      else if (event.resource === 'pods') onPod(event);
+      else if (event.resource === 'pods') routePodEvent(podRouting, event);
     };
-    for (const resource of ['pods', statefulSetsStorage]) {
-      for (const entry of ctx.store.list(resource)) {
-        observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
-      }
-    }
-    const unsubscribe = ctx.subscribe(observe);
-    return () => {
-      unsubscribe();
-      queue.stop();
-    };
+    return followStore(ctx, ['pods', statefulSetsStorage], observe, () => queue.stop());
   },
 };

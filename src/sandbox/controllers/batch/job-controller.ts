@@ -3,14 +3,14 @@
 // events make one sync); JobSync does the work. A second queue removes the tracking finalizer from pods
 // no unfinished Job controls any more (orphans, pods of finished or deleted Jobs).
 
-import { jsonEqual, objectKey, readPath, type KubeObject } from '../../meta/object.ts';
+import { jsonEqual, keyOf, readPath, type KubeObject } from '../../meta/object.ts';
 import { parseTimestamp } from '../../meta/time.ts';
 import type { StoreEvent } from '../../storage/store.ts';
 import { ControllerIndex } from '../apps/controller-index.ts';
 import { controllerRefOf, ownersSelecting, resolveControllerRef } from '../apps/controller-ref.ts';
 import { Expectations } from '../apps/expectations.ts';
 import { isNotFound, PodControl } from '../apps/pod-control.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../controller.ts';
 import { DelayedKeys } from '../delayed-keys.ts';
 import { EventRecorder } from '../event-recorder.ts';
 import { WorkQueue } from '../work-queue.ts';
@@ -28,7 +28,6 @@ export interface JobControllerOptions {
   maxPodFailureBackoffMs?: number;
 }
 
-const keyOf = (object: KubeObject): string => objectKey(object.metadata.namespace, object.metadata.name ?? '');
 const uidOf = (pod: KubeObject): string => pod.metadata.uid ?? '';
 
 export function jobController(options: JobControllerOptions = {}): Controller {
@@ -149,18 +148,11 @@ export function jobController(options: JobControllerOptions = {}): Controller {
         if (event.resource === jobsStorage) onJob(event);
         else if (event.resource === 'pods') onPod(event);
       };
-      for (const resource of ['pods', jobsStorage]) {
-        for (const entry of ctx.store.list(resource)) {
-          observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
-        }
-      }
-      const unsubscribe = ctx.subscribe(observe);
-      return () => {
-        unsubscribe();
+      return followStore(ctx, ['pods', jobsStorage], observe, () => {
         delayed.stop();
         queue.stop();
         orphans.stop();
-      };
+      });
     },
   };
 }
