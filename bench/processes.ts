@@ -34,7 +34,8 @@ export function pin(pid: number, cpu: number): boolean {
 
 /** A sandbox in its own process; `options` are extra SandboxOptions (JSON-serializable). */
 export function startServerProcess(options: Record<string, unknown> = {}): Promise<ServerProcess> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [JSON.stringify(options)], { execPath: process.execPath, stdio: 'inherit' });
+  // Node's defaults, as `podops sandbox` runs: never the flags of the measuring client.
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-server.ts', import.meta.url)), [JSON.stringify(options)], { execPath: process.execPath, execArgv: [], stdio: 'inherit' });
   if (child.pid !== undefined && pin(child.pid, 1)) pin(process.pid, 0);
   const next = <T>(key: string): Promise<T> =>
     new Promise((resolve, reject) => {

@@ -369,8 +369,11 @@ function writeResult(
         return event.encoded ? event.encoded() : Buffer.from(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
       };
       // Events go out in batches: one write per watcher every couple of milliseconds instead of one
-      // per event keeps fan-out to many watchers cheap, for a small, bounded delay.
+      // per event keeps fan-out to many watchers cheap, for a small, bounded delay. A batch is also
+      // written by the next event once it is due, because under load one turn of the event loop
+      // (every request that arrived meanwhile) can take far longer than the timer.
       let pending: Buffer[] = [];
+      let batchStart = 0;
       const flush = (): void => {
         if (pending.length && !res.destroyed && !res.writableEnded) res.write(pending.length === 1 ? pending[0] : Buffer.concat(pending));
         pending = [];
@@ -378,8 +381,13 @@ function writeResult(
       const stop = result.start({
         send: (event) => {
           if (res.destroyed || res.writableEnded) return false;
-          if (!pending.length) setTimeout(flush, watchBatchMs);
+          const now = performance.now();
+          if (!pending.length) {
+            batchStart = now;
+            setTimeout(flush, watchBatchMs);
+          }
           pending.push(encode(event));
+          if (now - batchStart >= watchBatchMs) flush();
           return true;
         },
         end: () => {

@@ -41,10 +41,37 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep copy of a JSON value (objects read from the store are shared and must not be edited). */
+/**
+ * A deep copy of a JSON value (objects read from the store are shared and must not be edited), with
+ * the result of a JSON round trip: undefined members dropped, undefined array elements and
+ * non-finite numbers as null. A direct copy is several times faster than the round trip or
+ * structuredClone, and every write clones the stored object once. Frozen values are shared, not
+ * copied: the sandbox freezes only values that are immutable all the way down (managedFields' sets).
+ */
 export function cloneJson<T>(value: T): T {
-  // For plain JSON data a serialize/parse round trip is faster than structuredClone in V8.
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  return value === undefined ? value : (copyJsonValue(value) as T);
+}
+
+function copyJsonValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return typeof value === 'number' && !Number.isFinite(value) ? null : value;
+  if (Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      out[i] = item === undefined ? null : copyJsonValue(item);
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    // A `__proto__` member parsed from JSON is an own property; plain assignment would set the prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copyJsonValue(member), writable: true, enumerable: true, configurable: true });
+    else out[key] = copyJsonValue(member);
+  }
+  return out;
 }
 
 /** Structural equality of two JSON values; key order of objects does not matter. */

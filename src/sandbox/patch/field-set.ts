@@ -14,10 +14,17 @@ export const valueElement = (value: unknown): PathElement => `v:${JSON.stringify
 export const keyElement = (keys: Readonly<Record<string, unknown>>): PathElement =>
   `k:${JSON.stringify(Object.fromEntries(Object.keys(keys).sort().map((k) => [k, keys[k]])))}`;
 
+const emptyEncoding: JsonObject = Object.freeze({});
+
 export class FieldSet {
   /** Whether the path that leads to this node is itself in the set. */
   member = false;
   readonly children = new Map<PathElement, FieldSet>();
+  /**
+   * The frozen FieldsV1 this node was decoded from, which is its encoding: a write re-encodes only
+   * the nodes it changed and shares the rest with the version it read.
+   */
+  #source: JsonObject | undefined;
 
   static of(paths: Iterable<FieldPath>): FieldSet {
     const set = new FieldSet();
@@ -26,17 +33,19 @@ export class FieldSet {
   }
 
   insert(path: FieldPath): void {
-    const node = path.reduce<FieldSet>((parent, element) => parent.childFor(element), this);
+    this.#source = undefined;
+    const node = path.reduce<FieldSet>((parent, element) => parent.editableChild(element), this);
     if (path.length > 0) node.member = true;
   }
 
-  /** The child node for `element`, created when missing. */
-  childFor(element: PathElement): FieldSet {
+  /** The child for `element`, created when missing; an edit below a node voids its decoded encoding. */
+  private editableChild(element: PathElement): FieldSet {
     let child = this.children.get(element);
     if (!child) {
       child = new FieldSet();
       this.children.set(element, child);
     }
+    child.#source = undefined;
     return child;
   }
 
@@ -53,25 +62,45 @@ export class FieldSet {
     return !this.member && this.children.size === 0;
   }
 
+  // Sets are values once built: the operations share untouched subtrees and return the set itself
+  // when nothing changes, so a manager whose fields a write leaves alone keeps its set (and the
+  // set's cached encoding).
+
   union(other: FieldSet): FieldSet {
-    const out = this.copy();
-    out.member ||= other.member;
-    for (const [element, child] of other.children) {
-      const mine = out.children.get(element);
-      out.children.set(element, mine ? mine.union(child) : child.copy());
+    if (other === this || other.isEmpty()) return this;
+    if (this.isEmpty()) return other;
+    let out: FieldSet | undefined;
+    for (const [element, theirs] of other.children) {
+      const mine = this.children.get(element);
+      const merged = mine ? mine.union(theirs) : theirs;
+      if (merged === mine) continue;
+      out ??= this.shallowCopy();
+      out.children.set(element, merged);
     }
-    return out;
+    if (other.member && !this.member) {
+      out ??= this.shallowCopy();
+      out.member = true;
+    }
+    return out ?? this;
   }
 
   difference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    out.member = this.member && !other.member;
+    if (other.isEmpty()) return this;
+    let out: FieldSet | undefined;
     for (const [element, child] of this.children) {
       const theirs = other.children.get(element);
-      const rest = theirs ? child.difference(theirs) : child.copy();
-      if (!rest.isEmpty()) out.children.set(element, rest);
+      if (!theirs) continue;
+      const rest = child.difference(theirs);
+      if (rest === child) continue;
+      out ??= this.shallowCopy();
+      if (rest.isEmpty()) out.children.delete(element);
+      else out.children.set(element, rest);
     }
-    return out;
+    if (this.member && other.member) {
+      out ??= this.shallowCopy();
+      out.member = false;
+    }
+    return out ?? this;
   }
 
   intersection(other: FieldSet): FieldSet {
@@ -88,14 +117,20 @@ export class FieldSet {
 
   /** Drops every path that has one of `prefixes` as a prefix (structured-merge-diff's exclude filter). */
   excluding(prefixes: readonly FieldPath[]): FieldSet {
-    const out = this.copy();
-    for (const prefix of prefixes) {
-      const last = prefix[prefix.length - 1];
-      if (last === undefined) return new FieldSet();
-      out.descend(prefix.slice(0, -1))?.children.delete(last);
-    }
-    // A difference with nothing drops the nodes left empty.
-    return out.difference(new FieldSet());
+    return prefixes.reduce<FieldSet>((out, prefix) => (prefix.length === 0 ? new FieldSet() : out.without(prefix, 0)), this);
+  }
+
+  /** The set without the subtree at `prefix[depth..]`, dropping the nodes that leaves empty. */
+  private without(prefix: FieldPath, depth: number): FieldSet {
+    const element = prefix[depth] as PathElement;
+    const child = this.children.get(element);
+    if (!child) return this;
+    const rest = depth === prefix.length - 1 ? new FieldSet() : child.without(prefix, depth + 1);
+    if (rest === child) return this;
+    const out = this.shallowCopy();
+    if (rest.isEmpty()) out.children.delete(element);
+    else out.children.set(element, rest);
+    return out;
   }
 
   /** Member paths in the order FieldsV1 lists them. */
@@ -112,12 +147,14 @@ export class FieldSet {
     return out;
   }
 
+  /** The FieldsV1 encoding, deeply frozen (parts of it may be shared with other encodings). */
   toFieldsV1(): JsonObject {
     const encode = (node: FieldSet, includeSelf: boolean): JsonObject => {
+      if (node.#source) return node.#source;
       const out: JsonObject = {};
-      if (includeSelf && node.member && node.children.size > 0) out['.'] = {};
+      if (includeSelf && node.member && node.children.size > 0) out['.'] = emptyEncoding;
       for (const [element, child] of sortedChildren(node)) out[element] = encode(child, true);
-      return out;
+      return Object.freeze(out);
     };
     return encode(this, false);
   }
@@ -138,6 +175,8 @@ export class FieldSet {
         decode(child, childNode);
         node.children.set(key, childNode);
       }
+      // Only an encoding of ours is frozen, and only it is canonical (sorted, "." where needed).
+      if (Object.isFrozen(value)) node.#source = value;
     };
     const set = new FieldSet();
     decode(fields, set);
@@ -145,10 +184,11 @@ export class FieldSet {
     return set;
   }
 
-  private copy(): FieldSet {
+  /** A new node over the same (shared) children; its encoding is built afresh. */
+  private shallowCopy(): FieldSet {
     const out = new FieldSet();
     out.member = this.member;
-    for (const [element, child] of this.children) out.children.set(element, child.copy());
+    for (const [element, child] of this.children) out.children.set(element, child);
     return out;
   }
 }

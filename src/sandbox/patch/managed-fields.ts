@@ -104,9 +104,11 @@ export function decodeManagedFields(entries: unknown): Managers {
 }
 
 // Every write decodes and re-encodes the managedFields of the object, whose sets mostly repeat from write
-// to write: decoded sets are shared by their FieldsV1 text (bounded), and encodings are kept per set.
-// Both are treated as immutable (encodings are frozen, so an accidental in-place edit fails loudly).
-const DECODED_SET_CACHE_SIZE = 4096;
+// to write: decoded sets are shared by their FieldsV1 text, and encodings are kept per set. Both are
+// treated as immutable (encodings are frozen, so an accidental in-place edit fails loudly). The cache
+// keeps the most recently used sets only: decoded sets are trees of Maps, and keeping one per object of
+// a large cluster would cost more in memory and garbage collection than decoding does.
+const DECODED_SET_CACHE_SIZE = 512;
 const decodedSets = new Map<string, FieldSet>();
 const encodedSets = new WeakMap<FieldSet, JsonObject>();
 
@@ -115,24 +117,21 @@ function decodeFieldsV1(value: unknown): FieldSet {
   let set = decodedSets.get(text);
   if (set === undefined) {
     set = FieldSet.fromFieldsV1(value);
-    if (decodedSets.size >= DECODED_SET_CACHE_SIZE) decodedSets.clear();
-    decodedSets.set(text, set);
+    if (decodedSets.size >= DECODED_SET_CACHE_SIZE) decodedSets.delete(decodedSets.keys().next().value as string);
+  } else {
+    decodedSets.delete(text);
   }
+  decodedSets.set(text, set);
   return set;
 }
 
 function encodeFieldsV1(set: FieldSet): JsonObject {
   let encoded = encodedSets.get(set);
   if (encoded === undefined) {
-    encoded = deepFreeze(set.toFieldsV1());
+    encoded = set.toFieldsV1();
     encodedSets.set(set, encoded);
   }
   return encoded;
-}
-
-function deepFreeze(value: JsonObject): JsonObject {
-  for (const child of Object.values(value)) if (isJsonObject(child)) deepFreeze(child);
-  return Object.freeze(value);
 }
 
 /** The `metadata.managedFields` list for `managers` (undefined when nobody owns anything). */

@@ -7,7 +7,7 @@
 // lack their keys or repeat a key is treated as atomic instead of failing; a `null` in an applied
 // configuration removes the field (the typed round trip of the real server has the same effect).
 
-import { isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { FieldSet, fieldElement, keyElement, pathString, valueElement, type PathElement } from './field-set.ts';
 import { dropNullMembers, hasOwn, setOwn } from './json-value.ts';
 import { childSchema, granularListOf, objectSchemaOf, type ListSchema, type SchemaNode } from './schema.ts';
@@ -172,11 +172,11 @@ export function mergeApplied(live: JsonObject, applied: JsonObject, schema: Sche
 function mergeValue(l: unknown, r: unknown, node: SchemaNode | undefined): unknown {
   if (isJsonObject(l) && isJsonObject(r)) {
     const object = objectSchemaOf(node);
-    if (object.atomic) return dropNullMembers(structuredClone(r));
-    const out = structuredClone(l);
+    if (object.atomic) return dropNullMembers(cloneJson(r));
+    const out = cloneJson(l);
     for (const [key, value] of Object.entries(r)) {
       if (value === null) delete out[key];
-      else setOwn(out, key, hasOwn(l, key) ? mergeValue(l[key], value, childSchema(object, key)) : dropNullMembers(structuredClone(value)));
+      else setOwn(out, key, hasOwn(l, key) ? mergeValue(l[key], value, childSchema(object, key)) : dropNullMembers(cloneJson(value)));
     }
     return out;
   }
@@ -185,10 +185,10 @@ function mergeValue(l: unknown, r: unknown, node: SchemaNode | undefined): unkno
     const li = list && itemElements(list, l, true);
     const ri = list && itemElements(list, r, true);
     if (list && li?.ok && ri?.ok) {
-      return mergeItems(l, li.elements, r, ri.elements, (lv, rv) => (lv === undefined ? dropNullMembers(structuredClone(rv)) : mergeValue(lv, rv, list.items)));
+      return mergeItems(l, li.elements, r, ri.elements, (lv, rv) => (lv === undefined ? dropNullMembers(cloneJson(rv)) : mergeValue(lv, rv, list.items)));
     }
   }
-  return dropNullMembers(structuredClone(r));
+  return dropNullMembers(cloneJson(r));
 }
 
 /**

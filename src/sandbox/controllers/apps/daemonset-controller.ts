@@ -4,7 +4,7 @@
 // the manage loop recreates them; RollingUpdate replaces old pods within maxUnavailable/maxSurge,
 // OnDelete leaves them until they are deleted. Revisions, status and events as the real controller's.
 
-import { isJsonObject, jsonEqual, keyOf, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
+import { cloneJson, isJsonObject, jsonEqual, keyOf, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { isEverything } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
 import type { Controller, ControllerContext } from '../controller.ts';
@@ -49,7 +49,7 @@ class FailedPodsBackoff {
 
 /** CreatePodTemplate: the daemon tolerations and the generation and revision-hash labels. */
 function daemonPodTemplate(ds: KubeObject, hash: string): JsonObject {
-  const template = structuredClone(readPath(ds, ['spec', 'template']) ?? {}) as JsonObject;
+  const template = cloneJson(readPath(ds, ['spec', 'template']) ?? {}) as JsonObject;
   const spec = isJsonObject(template.spec) ? template.spec : (template.spec = {});
   addDaemonTolerations(spec);
   const metadata = isJsonObject(template.metadata) ? template.metadata : (template.metadata = {});
@@ -175,7 +175,7 @@ export const daemonSetController: Controller = {
       let attempted = 0;
       const { error } = await slowStartBatch(createCount, slowStartInitialBatchSize, async () => {
         const nodeName = nodesNeedingPods[attempted++] ?? '';
-        const podTemplate = structuredClone(template);
+        const podTemplate = cloneJson(template);
         pinToNode(podTemplate.spec as JsonObject, nodeName);
         try {
           await podControl.createPod(namespace, podTemplate, ds, controllerRef);

@@ -8,7 +8,7 @@
 // failed pod is replaced after the pod-failure back-off.
 // Not implemented: backoffLimitPerIndex (with maxFailedIndexes and FailIndex rules), accepted and ignored.
 
-import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
+import { cloneJson, isJsonObject, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { formatTimestamp, parseTimestamp } from '../../meta/time.ts';
 import type { ControllerIndex } from '../apps/controller-index.ts';
 import { claimObjects, controllerRefOf, newControllerRef } from '../apps/controller-ref.ts';
@@ -253,7 +253,7 @@ export class JobSync {
     }
     this.#expectations.expect(key, diff, 0);
     active += diff;
-    const template = structuredClone(readPath(job, ['spec', 'template']) ?? {}) as JsonObject;
+    const template = cloneJson(readPath(job, ['spec', 'template']) ?? {}) as JsonObject;
     if (isIndexed(job)) addCompletionIndexEnv(template);
     const metadata = isJsonObject(template.metadata) ? template.metadata : (template.metadata = {});
     const finalizers = Array.isArray(metadata.finalizers) ? (metadata.finalizers as string[]) : [];
@@ -265,7 +265,7 @@ export class JobSync {
       let podTemplate: JsonObject = template;
       let generateName: string | undefined;
       if (index !== undefined) {
-        podTemplate = structuredClone(template);
+        podTemplate = cloneJson(template);
         const meta = podTemplate.metadata as JsonObject;
         meta.annotations = { ...(meta.annotations as object), [completionIndexKey]: String(index) };
         meta.labels = { ...(meta.labels as object), [completionIndexKey]: String(index) };
