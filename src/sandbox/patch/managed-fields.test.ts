@@ -228,6 +228,49 @@ describe('FieldsV1 encoding', () => {
   });
 });
 
+describe('FieldSet sharing', () => {
+  const element = fc.oneof(
+    fc.constantFrom('f:a', 'f:b', 'f:c'),
+    fc.integer({ min: 0, max: 2 }).map((i) => `k:{"i":${i}}`),
+  );
+  const paths = fc.array(fc.array(element, { minLength: 1, maxLength: 3 }), { maxLength: 8 });
+  /** A set decoded from its own frozen encoding, as a stored object's managedFields are. */
+  const reread = (set: FieldSet): FieldSet => FieldSet.fromFieldsV1(set.toFieldsV1());
+
+  test('operations on a set decoded from a stored encoding encode exactly as on a fresh set', () => {
+    fc.assert(
+      fc.property(paths, paths, (la, lb) => {
+        const a = FieldSet.of(la);
+        const b = FieldSet.of(lb);
+        const stored = reread(a);
+        assert.deepEqual(stored.union(b).toFieldsV1(), a.union(b).toFieldsV1());
+        assert.deepEqual(stored.difference(b).toFieldsV1(), a.difference(b).toFieldsV1());
+        assert.deepEqual(b.difference(stored).toFieldsV1(), b.difference(a).toFieldsV1());
+        assert.deepEqual(stored.excluding([['f:a'], ['f:b', 'f:c']]).toFieldsV1(), a.excluding([['f:a'], ['f:b', 'f:c']]).toFieldsV1());
+      }),
+    );
+  });
+
+  test('a change re-encodes only its own path; the rest of the encoding is shared, frozen', () => {
+    const stored = reread(FieldSet.of([['f:metadata', 'f:labels', 'f:app'], ['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image']]));
+    const before = stored.toFieldsV1() as Record<string, JsonObject>;
+    const after = stored.union(FieldSet.of([['f:metadata', 'f:annotations', 'f:x']])).toFieldsV1() as Record<string, JsonObject>;
+    assert.equal(after['f:spec'], before['f:spec']);
+    assert.notEqual(after['f:metadata'], before['f:metadata']);
+    assert.equal(after['f:metadata']?.['f:labels'], before['f:metadata']?.['f:labels']);
+    assert.ok(Object.isFrozen(after) && Object.isFrozen(after['f:metadata']));
+    assert.equal(stored.union(FieldSet.of([['f:metadata', 'f:labels', 'f:app']])), stored, 'a union that adds nothing is the set itself');
+    assert.equal(stored.difference(FieldSet.of([['f:status']])), stored, 'a difference that removes nothing is the set itself');
+  });
+
+  test('a client-sent (unfrozen) FieldsV1 is never reused as an encoding', () => {
+    const sent = { 'f:b': {}, 'f:a': {} };
+    const encoded = FieldSet.fromFieldsV1(sent).toFieldsV1();
+    assert.notEqual(encoded, sent);
+    assert.equal(JSON.stringify(encoded), '{"f:a":{},"f:b":{}}');
+  });
+});
+
 describe('capping Update managers', () => {
   test('ten or fewer are left alone', () => {
     const managers = decodeManagedFields(

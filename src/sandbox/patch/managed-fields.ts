@@ -86,7 +86,9 @@ export function decodeManagedFields(entries: unknown): Managers {
     if (fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${index}`);
     let fields: FieldSet;
     try {
-      fields = decodeFieldsV1(e.fieldsV1 ?? {});
+      // A stored list decodes into sets that keep their frozen encodings: only what a write changes is
+      // encoded again (FieldSet.toFieldsV1).
+      fields = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
     } catch (err) {
       throw new Error(`error decoding versioned set from ${goValue(e)}: ${(err as Error).message}`, { cause: err });
     }
@@ -101,37 +103,6 @@ export function decodeManagedFields(entries: unknown): Managers {
     managers.set(managerIdentity(manager), manager);
   });
   return managers;
-}
-
-// Every write decodes and re-encodes the managedFields of the object, whose sets mostly repeat from write
-// to write: decoded sets are shared by their FieldsV1 text, and encodings are kept per set. Both are
-// treated as immutable (encodings are frozen, so an accidental in-place edit fails loudly). The cache
-// keeps the most recently used sets only: decoded sets are trees of Maps, and keeping one per object of
-// a large cluster would cost more in memory and garbage collection than decoding does.
-const DECODED_SET_CACHE_SIZE = 512;
-const decodedSets = new Map<string, FieldSet>();
-const encodedSets = new WeakMap<FieldSet, JsonObject>();
-
-function decodeFieldsV1(value: unknown): FieldSet {
-  const text = JSON.stringify(value);
-  let set = decodedSets.get(text);
-  if (set === undefined) {
-    set = FieldSet.fromFieldsV1(value);
-    if (decodedSets.size >= DECODED_SET_CACHE_SIZE) decodedSets.delete(decodedSets.keys().next().value as string);
-  } else {
-    decodedSets.delete(text);
-  }
-  decodedSets.set(text, set);
-  return set;
-}
-
-function encodeFieldsV1(set: FieldSet): JsonObject {
-  let encoded = encodedSets.get(set);
-  if (encoded === undefined) {
-    encoded = set.toFieldsV1();
-    encodedSets.set(set, encoded);
-  }
-  return encoded;
 }
 
 /** The `metadata.managedFields` list for `managers` (undefined when nobody owns anything). */
@@ -151,7 +122,7 @@ function encodeManagedFields(managers: Managers): JsonObject[] | undefined {
     entry.apiVersion = m.apiVersion;
     if (m.time) entry.time = m.time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = encodeFieldsV1(m.fields);
+    entry.fieldsV1 = m.fields.toFieldsV1();
     if (m.subresource) entry.subresource = m.subresource;
     return entry;
   });
