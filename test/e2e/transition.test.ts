@@ -8,6 +8,7 @@ import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.
 import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
+import { runCli } from '../support/cli.ts';
 import { isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
 
 /** Taken out of service by podops: a lifecycle past PreCheck. */
@@ -45,6 +46,16 @@ describe('PodTransitionRule on GraceDelete', () => {
 
     const denials = await Promise.all(original.map((p) => client.delete(PODS, 'budget', p.metadata.name ?? '').then(() => 'deleted', (err: Error) => err.message)));
     for (const denial of denials) assert.match(denial, /pod deletion process is underway and being managed by PodOpsLifecycle/);
+
+    // While the budget holds pods back, `podops status` names the rule that blocks them and why.
+    const status = await until(
+      () => runCli(['status', '-n', 'budget', '--kubeconfig', cluster.kubeconfigPath]),
+      (result) => result.stdout.includes('blocked by PodTransitionRule budget'),
+      'podops status showing the blocking rule',
+      30_000,
+    );
+    assert.equal(status.code, 0);
+    assert.match(status.stdout, /blocked by PodTransitionRule budget: half: \[half\] blocked by max unavailable policy: \[max unavailable\]=3\/6/);
 
     const originalNames = new Set(original.map((p) => p.metadata.name));
     await until(live, (pods) => pods.every((p) => !originalNames.has(p.metadata.name)) && pods.length === 6 && pods.every(isServiceAvailable), 'all 6 replaced', 90_000);
