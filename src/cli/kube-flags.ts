@@ -12,8 +12,9 @@ export const KUBE_FLAGS_USAGE = `  --kubeconfig PATH   kubeconfig to use (defaul
   --context NAME      kubeconfig context
   -n, --namespace NS  namespace (default: the context's, else default)`;
 
-export function clientFromFlags(values: { kubeconfig?: string; context?: string }): KubeClient {
-  return KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }) });
+/** A client from the kubeconfig flags, else from the command's environment (`$KUBECONFIG`, `~/.kube/config`). */
+export function clientFromFlags(values: { kubeconfig?: string; context?: string }, env: NodeJS.ProcessEnv): KubeClient {
+  return KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), env });
 }
 
 /** The namespace flag, else the kubeconfig context's namespace, else `default` (as kubectl chooses). */

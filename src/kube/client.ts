@@ -174,13 +174,16 @@ export class KubeClient {
     this.fieldManager = options.fieldManager ?? 'podops';
   }
 
-  /** From a kubeconfig file, `$KUBECONFIG`/`~/.kube/config`, or the in-cluster service account. */
-  static load(options: { kubeconfig?: string; context?: string; inCluster?: boolean } & ClientOptions = {}): KubeClient {
+  /**
+   * From a kubeconfig file, `$KUBECONFIG`/`~/.kube/config` of `env` (the process's environment unless
+   * given), or the in-cluster service account.
+   */
+  static load(options: { kubeconfig?: string; context?: string; inCluster?: boolean; env?: NodeJS.ProcessEnv } & ClientOptions = {}): KubeClient {
     const access = options.inCluster
       ? inClusterAccess()
       : options.kubeconfig
         ? accessFromKubeconfig(readKubeconfigFile(options.kubeconfig), options.context)
-        : loadDefaultAccess(process.env, options.context);
+        : loadDefaultAccess(options.env ?? process.env, options.context);
     return new KubeClient(access, options);
   }
 

@@ -9,7 +9,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(args: string[], options: { stdin?: string; now?: number } = {}): Promise<CliResult> {
+export async function runCli(args: string[], options: { stdin?: string; now?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -20,7 +20,7 @@ export async function runCli(args: string[], options: { stdin?: string; now?: nu
     stdout,
     stderr,
     stdin: Readable.from([options.stdin ?? '']),
-    env: {},
+    env: options.env ?? {},
     now: () => options.now ?? Date.now(),
     signal: new AbortController().signal,
   });

@@ -58,7 +58,7 @@ function lifecycleCommand(verb: Verb): Command {
         throw new UsageError(`--id "${values.id}" is not a valid label name of at most 63 characters`);
       }
       const adapter: LifecycleAdapter = { id: values.id, type: values.type, allowMultiType: values['allow-multi-type'] };
-      const client = clientFromFlags(values);
+      const client = clientFromFlags(values, io.env);
       const namespace = namespaceFrom(values, client);
       try {
         let pod: Pod;

@@ -83,7 +83,7 @@ export const operatorCommand: Command = {
     };
     const namespace = values.namespace ?? io.env.POD_NAMESPACE ?? 'podops-system';
     const inCluster = !values.kubeconfig && !io.env.KUBECONFIG && io.env.KUBERNETES_SERVICE_HOST !== undefined;
-    const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), inCluster });
+    const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), inCluster, env: io.env });
     const hosts = values['webhook-hosts']?.split(',').map((h) => h.trim()).filter(Boolean) ?? [`podops-webhook.${namespace}.svc`, `podops-webhook.${namespace}.svc.cluster.local`];
     const logger = createLogger({ level: values['log-level'], destination: io.stderr });
     logger.info({ server: client.server, namespace, featureGates }, 'starting podops operator');

@@ -42,7 +42,7 @@ export const statusCommand: Command = {
       options: { ...kubeFlagOptions, 'all-namespaces': { type: 'boolean', short: 'A', default: false }, output: { type: 'string', short: 'o', default: 'text' } },
     });
     if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`unknown output format "${values.output}": use text or json`);
-    const client = clientFromFlags(values);
+    const client = clientFromFlags(values, io.env);
     try {
       const allNamespaces = values['all-namespaces'];
       const namespace = allNamespaces ? undefined : namespaceFrom(values, client);
