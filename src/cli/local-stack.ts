@@ -4,6 +4,7 @@
 // behind a controlled Service.
 
 import { mkdir, writeFile } from 'node:fs/promises';
+import type { Registry } from 'prom-client';
 import { dirname } from 'node:path';
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
@@ -43,6 +44,8 @@ export interface LocalStack {
   client: KubeClient;
   /** The in-process operator's webhook server, when it runs in-process. */
   webhookAddress: string | undefined;
+  /** The in-process operator's metrics (what its /metrics serves), when it runs in-process. */
+  operatorMetrics: Registry | undefined;
   loadBalancer: SimulatedLoadBalancer;
   done: Promise<void>;
 }
@@ -86,6 +89,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
 
   let operatorDone: Promise<void> = Promise.resolve();
   let webhookAddress: string | undefined;
+  let operatorMetrics: Registry | undefined;
   if (options.operator !== 'external') {
     const operator = startOperator(
       {
@@ -101,6 +105,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
       signal,
     );
     operatorDone = operator.done;
+    operatorMetrics = operator.registry;
     webhookAddress = await operator.webhookAddress;
     await registerWebhooks(client, webhookAddress);
   }
@@ -112,7 +117,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
     client.close();
     await sandbox.stop();
   });
-  return { sandbox, client, webhookAddress, loadBalancer: lb.lb, done };
+  return { sandbox, client, webhookAddress, operatorMetrics, loadBalancer: lb.lb, done };
 }
 
 /** The certificate names of a webhook server on this machine. */

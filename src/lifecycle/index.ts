@@ -9,3 +9,4 @@ export * from './readiness.ts';
 export * from './controller.ts';
 export * from './phase.ts';
 export * from './explain.ts';
+export * from './transitions.ts';

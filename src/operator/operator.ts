@@ -18,6 +18,7 @@ import { Informer } from '../kube/informer.ts';
 import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
+import { LifecycleMetrics } from './lifecycle-metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler } from '../controllers/lifecycle-controller.ts';
 import { PODTRANSITIONRULES, TRANSITION_CONTROLLER_NAME, TransitionReconciler, TransitionRuleChecker } from '../controllers/transition-controller.ts';
@@ -127,7 +128,17 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     transitions.enqueue(ruleKey(rule));
     for (const target of rule.status?.targets ?? []) lifecycle.enqueue(keyOf(rule.metadata.namespace, target));
   };
-  pods.addHandler({ onAdd: (p) => onPod(p), onUpdate: (previous, current) => onPod(previous, current), onDelete: (p) => onPod(p) });
+  // Only the leader counts lifecycle transitions, so replicas do not multiply them.
+  const lifecycleMetrics = new LifecycleMetrics(registry);
+  let leading = false;
+  pods.addHandler({
+    onAdd: (p) => onPod(p),
+    onUpdate: (previous, current) => {
+      if (leading) lifecycleMetrics.observe(previous, current, nowNanos());
+      onPod(previous, current);
+    },
+    onDelete: (p) => onPod(p),
+  });
   rules.addHandler({ onAdd: onRule, onUpdate: (_previous, current) => onRule(current), onDelete: onRule });
 
   const validators = [validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos })] : [])];
@@ -200,6 +211,13 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       ]);
       await untilAborted(s);
       await Promise.all(servers.map((server) => server.close()));
+    }),
+  );
+  manager.add(
+    leader('lifecycle-metrics', async (s) => {
+      leading = true;
+      await untilAborted(s);
+      leading = false;
     }),
   );
   for (const controller of [lifecycle, deletion, transitions]) {

@@ -1,0 +1,64 @@
+// podops_admission_review_duration_seconds: every AdmissionReview answered is timed under its kind, operation
+// and verdict, so a dashboard can tell slow denials from slow patches.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Registry } from 'prom-client';
+import { allowed, denied } from '../../src/webhook/admission.ts';
+import type { ServingBundle } from '../../src/webhook/certificates.ts';
+import { genericRoute } from '../../src/webhook/dispatch.ts';
+import { WebhookServer } from '../../src/webhook/server.ts';
+import { localCertificates, post } from '../support/tls.ts';
+
+const review = (operation: string, subResource?: string): string =>
+  JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'u1',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      ...(subResource && { subResource }),
+      name: 'web-0',
+      namespace: 'default',
+      operation,
+      object: { metadata: { name: 'web-0' } },
+    },
+  });
+
+describe('admission review metrics', () => {
+  let certs: ServingBundle;
+  let server: WebhookServer;
+  let address: string;
+  const registry = new Registry();
+
+  before(async () => {
+    certs = await localCertificates();
+    server = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      registry,
+      routes: [
+        genericRoute('/hooks', {
+          Pod: [(r) => (r.operation === 'CREATE' ? allowed([{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]) : r.operation === 'DELETE' ? denied('no') : allowed())],
+          'Pod/status': [() => { throw new Error('handler broke'); }],
+        }),
+      ],
+    });
+    address = await server.listen();
+  });
+  after(() => server.close());
+
+  test('each answer is counted under its kind, operation and verdict', async () => {
+    for (const [operation, subResource] of [['CREATE'], ['UPDATE'], ['DELETE'], ['DELETE'], ['UPDATE', 'status']] as const) {
+      await post(address, '/hooks', review(operation, subResource), certs.ca.cert);
+    }
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'podops_admission_review_duration_seconds');
+    const counts = (metric?.values ?? [])
+      .filter((v) => (v as { metricName?: string }).metricName === 'podops_admission_review_duration_seconds_count')
+      .map((v) => `${v.labels.kind} ${v.labels.operation} ${v.labels.verdict}=${v.value}`)
+      .sort();
+    assert.deepEqual(counts, ['Pod CREATE patched=1', 'Pod DELETE denied=2', 'Pod UPDATE allowed=1', 'Pod/status UPDATE error=1']);
+  });
+});
