@@ -54,6 +54,28 @@ describe('LeaderElector', () => {
     return candidate;
   }
 
+  test('defaults are client-go\'s and controller-runtime\'s: a 15 s lease, renewed every 2 s', async () => {
+    const elector = new LeaderElector({ client, namespace: 'default', name: 'defaults', identity: 'solo' });
+    const abort = new AbortController();
+    let leading = false;
+    const running = elector.run(abort.signal, { onStartedLeading: () => (leading = true), onStoppedLeading: () => (leading = false) });
+    await until(() => leading, 'solo to lead');
+    const lease = await client.get<{ spec: { holderIdentity: string; leaseDurationSeconds: number; renewTime: string } }>(LEASES, 'default', 'defaults');
+    assert.deepEqual([lease.spec.holderIdentity, lease.spec.leaseDurationSeconds], ['solo', 15]);
+    // Renewals are a retry period (2 s) apart, by the lease's own clock.
+    const renewed = async (): Promise<string> => (await client.get<{ spec: { renewTime: string } }>(LEASES, 'default', 'defaults')).spec.renewTime;
+    const first = await renewed();
+    let next = first;
+    while (next === first) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      next = await renewed();
+    }
+    const gap = Date.parse(next) - Date.parse(first);
+    assert.ok(gap >= 1900, `renewed ${gap} ms after the previous renewal`);
+    abort.abort();
+    await running;
+  });
+
   test('exactly one of two candidates leads; releasing on shutdown hands over at once', async () => {
     const a = campaign('release', 'a');
     await until(() => a.leading, 'a to lead');
