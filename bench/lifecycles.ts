@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Pod } from '../src/api/kube.ts';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
-import { CONTROL_LABEL } from '../src/api/protocol.ts';
+import { CONTROL_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../src/api/protocol.ts';
 import { registerWebhooks, CERT_SECRET, LOCAL_WEBHOOK_HOSTS, OPERATOR_NAMESPACE } from '../src/cli/local-stack.ts';
 import { patchPodMetadata } from '../src/controllers/metadata-patch.ts';
 import { KubeClient, type KubeObject } from '../src/kube/client.ts';
@@ -17,7 +17,6 @@ import { Controller, keyOf } from '../src/kube/controller.ts';
 import { Informer } from '../src/kube/informer.ts';
 import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS, SERVICES } from '../src/kube/resources.ts';
-import { isOperationPermissionKey, parseIdLabelKey } from '../src/lifecycle/parse.ts';
 import { startOperator } from '../src/operator/operator.ts';
 import { allowOps, begin, finish, isDuringOps, type LifecycleAdapter } from '../src/sdk/operation.ts';
 import { startLoadBalancerController } from '../examples/load-balancer/controller.ts';

@@ -50,6 +50,60 @@ export const idLabelKey = (word: IdLabelWord, id: string): string => `${idLabelP
 export const OPERATION_PERMISSION_PREFIX = `operation-permission.${LIFECYCLE_DOMAIN}`;
 export const operationPermissionKey = (type: string): string => `${OPERATION_PERMISSION_PREFIX}/${type}`;
 
+/** A key of a per-ID family without exactly one non-empty ID after the prefix; upstream answers `invalid label <key>`. */
+export class InvalidLabelError extends Error {
+  readonly key: string;
+  constructor(key: string) {
+    super(`invalid label ${key}`);
+    this.name = 'InvalidLabelError';
+    this.key = key;
+  }
+}
+
+export interface ParsedLabelKey {
+  word: IdLabelWord;
+  id: string;
+}
+
+const wordByPrefix = new Map<string, IdLabelWord>(ID_LABEL_WORDS.map((w) => [idLabelPrefix(w), w]));
+
+// Label keys repeat across requests (a handful of IDs and types per cluster), so parses are cached; the
+// cache is bounded because label keys come from users.
+const PARSED_KEY_CACHE_SIZE = 10_000;
+const parsedKeys = new Map<string, ParsedLabelKey | null | 'invalid'>();
+
+/**
+ * Splits `<word>.podopslifecycle.kusionstack.io/<id>`. Returns undefined for keys of no per-ID family;
+ * throws InvalidLabelError for a family key without exactly one non-empty ID (e.g. the bare prefix).
+ * The prefix must match exactly: a key such as `operating.podopslifecycle.kusionstack.io.x/y` is not a
+ * protocol label (upstream's startsWith test would half-treat it as one).
+ */
+export function parseIdLabelKey(key: string): ParsedLabelKey | undefined {
+  let parsed = parsedKeys.get(key);
+  if (parsed === undefined) {
+    parsed = splitIdLabelKey(key);
+    if (parsedKeys.size >= PARSED_KEY_CACHE_SIZE) parsedKeys.clear();
+    parsedKeys.set(key, parsed);
+  }
+  if (parsed === 'invalid') throw new InvalidLabelError(key);
+  return parsed ?? undefined;
+}
+
+function splitIdLabelKey(key: string): ParsedLabelKey | null | 'invalid' {
+  const slash = key.indexOf('/');
+  const word = wordByPrefix.get(slash < 0 ? key : key.slice(0, slash));
+  if (word === undefined) return null;
+  const id = slash < 0 ? '' : key.slice(slash + 1);
+  if (id === '' || id.includes('/')) return 'invalid';
+  return { word, id };
+}
+
+/** True for `operation-permission.podopslifecycle.kusionstack.io[/<type>]`. */
+export function isOperationPermissionKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  return (slash < 0 ? key : key.slice(0, slash)) === OPERATION_PERMISSION_PREFIX;
+}
+
 // Pod-level labels (no ID).
 export const SERVICE_AVAILABLE_LABEL = `${LIFECYCLE_DOMAIN}/service-available`;
 export const STAY_OFFLINE_LABEL = `${LIFECYCLE_DOMAIN}/stay-offline`;
@@ -57,10 +111,19 @@ export const PREPARING_TO_DELETE_LABEL = `${LIFECYCLE_DOMAIN}/preparing-to-delet
 /** Set by CollaSet on pods it creates; removed by the lifecycle controller together with adding service-available. */
 export const POD_CREATING_LABEL = `${LIFECYCLE_DOMAIN}/creating`;
 export const POD_COMPLETING_LABEL = `${LIFECYCLE_DOMAIN}/completing`;
+// Pod-level phase labels defined in kube-api but set and read by nothing in Kuperator
+// (kuperator-reference 1.3); kept so code that greps for them finds the exact keys. They are not the
+// per-ID families: the word follows the domain, not precedes it.
+export const POD_PRE_CHECKING_LABEL = `${LIFECYCLE_DOMAIN}/pre-checking`;
+export const POD_PREPARING_LABEL = `${LIFECYCLE_DOMAIN}/preparing`;
+export const POD_OPERATING_LABEL = `${LIFECYCLE_DOMAIN}/operating`;
+export const POD_POST_CHECKING_LABEL = `${LIFECYCLE_DOMAIN}/post-checking`;
 /** Asks for deletion through PodOpsLifecycle (the pod-deletion controller and GraceDelete). */
 export const TO_DELETE_LABEL = 'collaset.kusionstack.io/to-delete';
 export const TO_REPLACE_LABEL = 'collaset.kusionstack.io/to-replace';
 export const REPLACE_PAIR_ORIGIN_NAME_LABEL = 'collaset.kusionstack.io/replace-pair-origin-name';
+/** CollaSet marks the pods of an update with it; its update adapter's whenFinish removes it (kuperator-reference 1.3, 6). */
+export const UPDATE_INCLUDED_LABEL = 'collaset.kusionstack.io/update-included';
 
 // Annotations.
 /** JSON `{"expectedFinalizers":{"<Kind>/<namespace>/<name>":"<finalizer>"}}`, written by cooperation controllers. */
@@ -72,12 +135,26 @@ export const transitionDetailAnnotation = (ruleName: string): string => `${TRANS
 export const SKIP_RULE_CONDITIONS_ANNOTATION = 'podtransitionrule.kusionstack.io/skip-rule-conditions';
 /** Unix nanoseconds of GraceDelete's last re-label, used to rate-limit its writes. */
 export const GRACE_DELETE_TIMESTAMP_ANNOTATION = 'gracedelete.kusionstack.io/delete-timestamp';
+/**
+ * CollaSet's record of a pod's status; the reference gives no format (kuperator-reference 1.4). Its update
+ * adapter's whenFinish removes it together with UPDATE_INCLUDED_LABEL.
+ */
+export const LAST_POD_STATUS_ANNOTATION = 'collaset.kusionstack.io/last-pod-status';
 
 // Finalizers.
 /** Any pod finalizer starting with this string blocks the move from preparing to operate. No `/` is required. */
 export const PROTECTION_FINALIZER_PREFIX = `prot.${LIFECYCLE_DOMAIN}`;
 export const TRANSITION_RULE_FINALIZER = 'finalizer.operating.kusionstack.io/protected';
+/** On a ResourceConsist employer (e.g. a Service) until everything it synced is cleaned up. */
 export const RESOURCE_CONSIST_CLEAN_FINALIZER = 'resource-consist.kusionstack.io/clean-finalizer';
+/**
+ * The older per-employer form, `resource-consist.kusionstack.io/clean-<employer name>`, which the current
+ * ResourceConsist replaces with RESOURCE_CONSIST_CLEAN_FINALIZER (kuperator-reference 1.5, 5); employers
+ * written by older controllers still carry it. Match it exactly: the current finalizer shares the prefix.
+ */
+export const LEGACY_RESOURCE_CONSIST_CLEAN_FINALIZER_PREFIX = 'resource-consist.kusionstack.io/clean-';
+export const legacyResourceConsistCleanFinalizer = (employerName: string): string =>
+  `${LEGACY_RESOURCE_CONSIST_CLEAN_FINALIZER_PREFIX}${employerName}`;
 
 // Readiness gate and condition.
 export const SERVICE_READY_GATE = 'pod.kusionstack.io/service-ready';

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { L, pod } from '../../test/support/pods.ts';
-import { InvalidLabelError, parseIdLabelKey, parseLifecycles } from './parse.ts';
+import { InvalidLabelError, parseIdLabelKey } from '../api/protocol.ts';
+import { parseLifecycles } from './parse.ts';
 import { readyToOperate } from './pod.ts';
 
 describe('parseLifecycles', () => {

@@ -1,16 +1,11 @@
 // Parse a pod's labels into its lifecycles. IDs exist only through the operating, operate and operated
 // families (upstream IDToLabelsMap); the other families of an ID are gathered for the IDs found.
 
-import {
-  ID_DEFINING_WORDS,
-  ID_LABEL_WORDS,
-  OPERATION_PERMISSION_PREFIX,
-  idLabelKey,
-  idLabelPrefix,
-  operationPermissionKey,
-  type IdLabelWord,
-} from '../api/protocol.ts';
+import { ID_DEFINING_WORDS, ID_LABEL_WORDS, idLabelKey, operationPermissionKey, parseIdLabelKey, type IdLabelWord } from '../api/protocol.ts';
 import { forEachLabel, type LabelSource } from './labels.ts';
+
+// parseLifecycles throws it for a malformed key, so its callers catch it from here.
+export { InvalidLabelError } from '../api/protocol.ts';
 
 export type IdLabels = Partial<Record<IdLabelWord, string>>;
 
@@ -28,44 +23,11 @@ export interface PodLifecycles {
   typeCount: Map<string, number>;
 }
 
-export class InvalidLabelError extends Error {
-  readonly key: string;
-  constructor(key: string) {
-    super(`invalid label ${key}`);
-    this.name = 'InvalidLabelError';
-    this.key = key;
-  }
-}
-
-const wordByPrefix = new Map<string, IdLabelWord>(ID_LABEL_WORDS.map((w) => [idLabelPrefix(w), w]));
 const definingWords = new Set<IdLabelWord>(ID_DEFINING_WORDS);
 
-export interface ParsedLabelKey {
-  word: IdLabelWord;
-  id: string;
-}
-
-/**
- * Splits `<word>.podopslifecycle.kusionstack.io/<id>`. Returns undefined for keys of no per-ID family;
- * throws InvalidLabelError for a family key without exactly one non-empty ID (e.g. the bare prefix).
- * The prefix must match exactly: a key such as `operating.podopslifecycle.kusionstack.io.x/y` is not a
- * protocol label (upstream's startsWith test would half-treat it as one).
- */
-export function parseIdLabelKey(key: string): ParsedLabelKey | undefined {
-  let parsed = parsedKeys.get(key);
-  if (parsed === undefined) {
-    parsed = splitIdLabelKey(key);
-    if (parsedKeys.size >= PARSED_KEY_CACHE_SIZE) parsedKeys.clear();
-    parsedKeys.set(key, parsed);
-  }
-  if (parsed === 'invalid') throw new InvalidLabelError(key);
-  return parsed ?? undefined;
-}
-
-// Label keys repeat across requests (a handful of IDs and types per cluster), so parsed and built keys
-// are cached; the caches are bounded because label keys come from users.
-const PARSED_KEY_CACHE_SIZE = 10_000;
-const parsedKeys = new Map<string, ParsedLabelKey | null | 'invalid'>();
+// Built keys repeat across requests (a handful of IDs and types per cluster), so they are cached; the
+// caches are bounded because IDs and types come from users.
+const KEY_CACHE_SIZE = 10_000;
 
 export type LifecycleKeys = Readonly<Record<IdLabelWord, string>>;
 const keysById = new Map<string, LifecycleKeys>();
@@ -75,7 +37,7 @@ export function lifecycleKeys(id: string): LifecycleKeys {
   let keys = keysById.get(id);
   if (keys === undefined) {
     keys = Object.fromEntries(ID_LABEL_WORDS.map((word) => [word, idLabelKey(word, id)])) as Record<IdLabelWord, string>;
-    if (keysById.size >= PARSED_KEY_CACHE_SIZE) keysById.clear();
+    if (keysById.size >= KEY_CACHE_SIZE) keysById.clear();
     keysById.set(id, keys);
   }
   return keys;
@@ -87,25 +49,10 @@ export function permissionKey(type: string): string {
   let key = permissionKeys.get(type);
   if (key === undefined) {
     key = operationPermissionKey(type);
-    if (permissionKeys.size >= PARSED_KEY_CACHE_SIZE) permissionKeys.clear();
+    if (permissionKeys.size >= KEY_CACHE_SIZE) permissionKeys.clear();
     permissionKeys.set(type, key);
   }
   return key;
-}
-
-function splitIdLabelKey(key: string): ParsedLabelKey | null | 'invalid' {
-  const slash = key.indexOf('/');
-  const word = wordByPrefix.get(slash < 0 ? key : key.slice(0, slash));
-  if (word === undefined) return null;
-  const id = slash < 0 ? '' : key.slice(slash + 1);
-  if (id === '' || id.includes('/')) return 'invalid';
-  return { word, id };
-}
-
-/** True for `operation-permission.podopslifecycle.kusionstack.io[/<type>]`. */
-export function isOperationPermissionKey(key: string): boolean {
-  const slash = key.indexOf('/');
-  return (slash < 0 ? key : key.slice(0, slash)) === OPERATION_PERMISSION_PREFIX;
 }
 
 export function parseLifecycles(labels: LabelSource | undefined): PodLifecycles {

@@ -38,6 +38,11 @@ describe('validatePod', () => {
     ]);
   });
 
+  test('invalid: an ID containing a slash', () => {
+    const key = 'operating.podopslifecycle.kusionstack.io/a/b';
+    assert.deepEqual(validate({ [key]: '1', [L('operation-type', 'a')]: 'upgrade' }), [`invalid label ${key}`]);
+  });
+
   test('operated and done-operation-type must come in pairs', () => {
     assert.deepEqual(validate({ [L('operated', 'a')]: '1' }), ['not found label done-operation-type.podopslifecycle.kusionstack.io/a']);
     assert.deepEqual(validate({ [L('done-operation-type', 'a')]: 'upgrade' }), ['not found label operated.podopslifecycle.kusionstack.io/a']);

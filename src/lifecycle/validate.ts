@@ -4,8 +4,8 @@
 // reports.
 
 import type { Pod } from '../api/kube.ts';
-import { OPERATION_PERMISSION_PREFIX, idLabelPrefix, type IdLabelWord } from '../api/protocol.ts';
-import { InvalidLabelError, isOperationPermissionKey, lifecycleKeys, parseIdLabelKey } from './parse.ts';
+import { InvalidLabelError, OPERATION_PERMISSION_PREFIX, idLabelPrefix, isOperationPermissionKey, parseIdLabelKey, type IdLabelWord } from '../api/protocol.ts';
+import { lifecycleKeys } from './parse.ts';
 import { expectedFinalizers, InvalidAnnotationError, isControlled } from './pod.ts';
 
 /** Families that must appear together for the same ID. `operating` without `operation-type` is allowed. */

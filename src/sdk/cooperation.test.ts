@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { AVAILABLE_CONDITIONS_ANNOTATION } from '../api/protocol.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_READY_GATE } from '../api/protocol.ts';
 import { pod } from '../../test/support/pods.ts';
 import {
   addFinalizer,
@@ -50,6 +50,10 @@ describe('cooperation helpers', () => {
     assert.equal(lifecycleReady(pod({ ready: true })), true);
     assert.equal(lifecycleReady(pod({ ready: true, serviceReady: 'True' })), true);
     assert.equal(lifecycleReady(pod({ ready: true, serviceReady: 'False' })), false);
+    // ResourceConsist treats any status but True as not ready (frame/controller/utils.go).
+    const unknown = pod({ ready: true });
+    unknown.status?.conditions?.push({ type: SERVICE_READY_GATE, status: 'Unknown' });
+    assert.equal(lifecycleReady(unknown), false);
     assert.equal(lifecycleReady(pod({ ready: false, serviceReady: 'True' })), false);
     const deleting = pod({ ready: true });
     deleting.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';

@@ -3,14 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PREPARING_TO_DELETE_LABEL } from '../api/protocol.ts';
-import { L, NOW, pod } from '../../test/support/pods.ts';
+import { InvalidLabelError, PREPARING_TO_DELETE_LABEL, SERVICE_AVAILABLE_LABEL } from '../api/protocol.ts';
+import { L, NOW, PERM, pod } from '../../test/support/pods.ts';
 import { ConflictError, FakePodServer } from '../../test/support/fake-pod-server.ts';
 import {
   allowOps,
   begin,
   finish,
+  hasLifecycle,
   isDuringOps,
+  lifecycleCount,
   lifecycleIdFor,
   OperationTypeConflictError,
   undo,
@@ -76,6 +78,22 @@ describe('begin / finish / undo (pure)', () => {
     assert.equal(finished.pod.metadata.annotations?.done, 'yes');
   });
 
+  test('isDuringOps still holds once the webhook has added operate, and allowOps agrees', () => {
+    const a = adapter('id-1', 'type-1');
+    const operating = pod({
+      labels: {
+        [L('operating', 'id-1')]: '1',
+        [L('operation-type', 'id-1')]: 'type-1',
+        [L('pre-checked', 'id-1')]: '2',
+        [PERM('type-1')]: '2',
+        [L('operate', 'id-1')]: '3',
+      },
+    });
+    assert.equal(isDuringOps(a, operating), true);
+    assert.equal(allowOps(a, 0, operating, NOW).allowed, true);
+    assert.equal(isDuringOps(adapter('id-1', 'other-type'), operating), false, 'another type on the same ID is not this operation');
+  });
+
   test('undo sets undo-operation-type to the adapter type', () => {
     assert.equal(undo(adapter('id-1', 'type-1'), pod()).pod.metadata.labels?.[L('undo-operation-type', 'id-1')], 'type-1');
   });
@@ -91,6 +109,40 @@ describe('begin / finish / undo (pure)', () => {
     assert.equal(lifecycleIdFor('short'), 'short');
     // FNV-1a 32 of 64 'a's, computed independently (Python).
     assert.equal(lifecycleIdFor('a'.repeat(64)), '0xd96f0f85');
+  });
+});
+
+describe('hasLifecycle and lifecycleCount', () => {
+  const ids = (labels: Record<string, string>) => pod({ labels });
+
+  test('an ID has a lifecycle from begin until final cleanup: operating, then operate, then operated', () => {
+    assert.equal(hasLifecycle('a', pod()), false);
+    assert.equal(hasLifecycle('a', ids({ [L('operating', 'a')]: '1' })), true);
+    assert.equal(hasLifecycle('a', ids({ [L('operate', 'a')]: '1' })), true, 'finished while another ID still operates');
+    assert.equal(hasLifecycle('a', ids({ [L('operated', 'a')]: '1', [L('done-operation-type', 'a')]: 'x', [L('completing', 'a')]: '2' })), true);
+  });
+
+  test('other IDs, a lone type label and a cleaned-up pod are no lifecycle of this ID', () => {
+    assert.equal(hasLifecycle('a', ids({ [L('operating', 'b')]: '1' })), false);
+    assert.equal(hasLifecycle('a', ids({ [L('operation-type', 'a')]: 'x', [L('undo-operation-type', 'a')]: 'x' })), false);
+    assert.equal(hasLifecycle('a', ids({ [SERVICE_AVAILABLE_LABEL]: '3' })), false);
+    assert.equal(hasLifecycle('ab', ids({ [L('operating', 'abc')]: '1' })), false, 'IDs are matched whole');
+  });
+
+  test('lifecycleCount counts IDs, including two of the same type, and not lone type labels', () => {
+    assert.equal(lifecycleCount(pod()), 0);
+    const labels = {
+      [L('operating', 'a')]: '1',
+      [L('operation-type', 'a')]: 'update',
+      [L('operated', 'b')]: '1',
+      [L('done-operation-type', 'b')]: 'update',
+      [L('operation-type', 'c')]: 'update',
+    };
+    assert.equal(lifecycleCount(ids(labels)), 2);
+  });
+
+  test('lifecycleCount refuses a malformed lifecycle key rather than miscounting', () => {
+    assert.throws(() => lifecycleCount(ids({ 'operate.podopslifecycle.kusionstack.io': '1' })), InvalidLabelError);
   });
 });
 
@@ -144,6 +196,22 @@ describe('OperationClient', () => {
     const alwaysStale = { ...server, get: async () => stale, update: server.update.bind(server), isConflict: server.isConflict.bind(server) };
     const client = new OperationClient(alwaysStale, { retry: { steps: 2, delayMs: 1 } });
     await assert.rejects(client.begin(adapter('id-1', 'type-1'), stale), ConflictError);
+  });
+
+  test('isDuringOps holds after the webhook promotes the begun lifecycle to operate', async () => {
+    const server = new FakePodServer();
+    const client = new OperationClient(server, { now: () => server.now() });
+    const a = adapter('id-1', 'type-1');
+    const begun = (await client.begin(a, await server.create(pod({ name: 'p' })))).pod;
+    // The lifecycle controller's PreCheck pass; with no service-ready condition yet, the webhook goes straight to operate.
+    const checked = await server.update({
+      ...begun,
+      metadata: { ...begun.metadata, labels: { ...begun.metadata.labels, [L('pre-checked', 'id-1')]: '5', [PERM('type-1')]: '5' } },
+    });
+    assert.ok(checked.metadata.labels?.[L('operate', 'id-1')], 'the webhook added operate');
+    assert.equal(isDuringOps(a, checked), true);
+    assert.equal(allowOps(a, 0, checked, server.now()).allowed, true);
+    assert.equal(isDuringOps(a, (await client.finish(a, checked)).pod), false);
   });
 
   test('beginWithCleaningOld undoes the old lifecycle first and begins with fresh timestamps', async () => {

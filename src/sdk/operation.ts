@@ -4,6 +4,7 @@
 
 import type { Pod } from '../api/kube.ts';
 import { PREPARING_TO_DELETE_LABEL, idLabelKey, idLabelPrefix } from '../api/protocol.ts';
+import { parseLifecycles } from '../lifecycle/parse.ts';
 import { parseNanos, NANOS_PER_SECOND, NANOS_PER_MILLI, type Nanos } from '../lifecycle/time.ts';
 import { draftOf, labelsOf, type PodChange } from './pod-change.ts';
 
@@ -47,6 +48,14 @@ export function isDuringOps(adapter: LifecycleAdapter, pod: Pod): boolean {
 export function hasLifecycle(id: string, pod: Pod): boolean {
   const labels = pod.metadata.labels ?? {};
   return (['operating', 'operate', 'operated'] as const).some((word) => labels[idLabelKey(word, id)] !== undefined);
+}
+
+/**
+ * How many lifecycles the pod carries, of any ID (upstream NumOfLifecycleOnPod), e.g. to begin only on a
+ * pod no other operation holds. Throws InvalidLabelError for a malformed lifecycle key.
+ */
+export function lifecycleCount(pod: Pod): number {
+  return parseLifecycles(pod.metadata.labels).byId.size;
 }
 
 function runHooks(pod: Pod, now: Nanos, funcs: readonly (PodUpdateFunc | undefined)[]): boolean {

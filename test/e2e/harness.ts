@@ -5,11 +5,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../../src/api/protocol.ts';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/cli/local-stack.ts';
 import { type KubeObject } from '../../src/kube/client.ts';
 import { NAMESPACES, PODS, SERVICES } from '../../src/kube/resources.ts';
-import { isOperationPermissionKey, parseIdLabelKey } from '../../src/lifecycle/parse.ts';
 
 export interface Cluster extends LocalStack {
   kubeconfigPath: string;

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { SERVICE_AVAILABLE_LABEL, type IdLabelWord } from '../../src/api/protocol.ts';
+import { SERVICE_AVAILABLE_LABEL, parseIdLabelKey, type IdLabelWord } from '../../src/api/protocol.ts';
 import { PODS } from '../../src/kube/resources.ts';
-import { parseIdLabelKey } from '../../src/lifecycle/parse.ts';
 import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';

@@ -26,6 +26,8 @@ export class World {
   readonly coops: string[];
   /** IDs undone by their controller, checked right after the write. */
   readonly undone: string[] = [];
+  /** The server history index of each undo write -> the ID it undid: the one write allowed to drop that ID at any phase. */
+  readonly undoWrites = new Map<number, string>();
 
   constructor(server: FakePodServer, ops: LifecycleAdapter[], coops: string[]) {
     this.server = server;
@@ -66,6 +68,7 @@ export class World {
     const pod = await this.server.get(NAMESPACE, POD_NAME);
     if (!hasLifecycle(op.id, pod)) return false;
     await this.#write(undo(op, pod));
+    this.undoWrites.set(this.server.history.length - 1, op.id);
     this.undone.push(op.id);
     return true;
   }

@@ -7,8 +7,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Pod } from '../../src/api/kube.ts';
-import { ID_LABEL_WORDS, SERVICE_AVAILABLE_LABEL, idLabelKey, type IdLabelWord } from '../../src/api/protocol.ts';
-import { isOperationPermissionKey, parseIdLabelKey } from '../../src/lifecycle/parse.ts';
+import {
+  ID_DEFINING_WORDS,
+  ID_LABEL_WORDS,
+  SERVICE_AVAILABLE_LABEL,
+  idLabelKey,
+  isOperationPermissionKey,
+  parseIdLabelKey,
+  type IdLabelWord,
+} from '../../src/api/protocol.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { checkStoredState } from '../support/invariants.ts';
 import type { LifecycleAdapter } from '../../src/sdk/operation.ts';
@@ -60,8 +67,33 @@ function protocolKeys(pod: Pod): string[] {
   return Object.keys(pod.metadata.labels ?? {}).filter((k) => isOperationPermissionKey(k) || parseIdLabelKey(k) !== undefined);
 }
 
-/** The invariants that must hold for every state the server stores. */
-const checkInvariants = ({ before, after }: StoredState): void => checkStoredState(before, after);
+/** The expected finalizers (available-conditions annotation) missing from the pod, read without the code under test. */
+function missingExpectedFinalizers(pod: Pod): string[] {
+  const annotation = pod.metadata.annotations?.[AVAILABLE_CONDITIONS_ANNOTATION];
+  if (annotation === undefined) return [];
+  const expected = Object.values((JSON.parse(annotation) as { expectedFinalizers?: Record<string, string> }).expectedFinalizers ?? {});
+  return expected.filter((finalizer) => !(pod.metadata.finalizers ?? []).includes(finalizer));
+}
+
+const lifecycleIds = (pod: Pod | undefined): Set<string> =>
+  new Set(Object.keys(pod?.metadata.labels ?? {}).flatMap((k) => {
+    const parsed = parseIdLabelKey(k);
+    return parsed && ID_DEFINING_WORDS.includes(parsed.word) ? [parsed.id] : [];
+  }));
+
+/**
+ * The invariants that must hold for every state the server stores. Besides the shared ones: a lifecycle
+ * leaves the pod only through its own undo, or through final cleanup, which must wait until every
+ * expected finalizer is back on the pod (else a cooperation controller's re-registration is skipped).
+ */
+function checkInvariants({ before, after }: StoredState, undoneId: string | undefined): void {
+  checkStoredState(before, after);
+  const remaining = lifecycleIds(after);
+  const cleanedUp = [...lifecycleIds(before)].filter((id) => id !== undoneId && !remaining.has(id));
+  if (cleanedUp.length > 0) {
+    assert.deepEqual(missingExpectedFinalizers(after), [], `lifecycles ${cleanedUp.join(', ')} cleaned up while expected finalizers were missing`);
+  }
+}
 
 async function run(scenario: Scenario): Promise<void> {
   const server = new FakePodServer();
@@ -82,7 +114,7 @@ async function run(scenario: Scenario): Promise<void> {
 
   let checked = 0;
   const checkNew = (): void => {
-    for (; checked < server.history.length; checked++) checkInvariants(server.history[checked] as StoredState);
+    for (; checked < server.history.length; checked++) checkInvariants(server.history[checked] as StoredState, world.undoWrites.get(checked));
   };
   const checkUndone = (): void => {
     for (const id of world.undone.splice(0)) {

@@ -43,7 +43,7 @@ describe('operator probes', () => {
       {
         client,
         namespace: 'podops-system',
-        featureGates: {},
+        featureGates: { GraceDeleteWebhook: false },
         leaderElect: false,
         webhook: { host: '127.0.0.1', port: 0, hosts: ['127.0.0.1'], secretName: 'podops-webhook-certs' },
         metricsAddress: '0',
