@@ -22,13 +22,15 @@ import { renderKubeconfig } from './kubeconfig.ts';
 import type { KubeObject } from './meta/object.ts';
 import { systemClock, type Clock } from './meta/time.ts';
 import { OpenApiDocuments } from './openapi/documents.ts';
+import { defaultStatefulSet } from './defaults/workloads.ts';
 import { builtinResources } from './registry/builtins.ts';
 import { customResourceServing } from './registry/custom-resources.ts';
 import { Registry } from './registry/registry.ts';
+import type { ResourceDefinition } from './registry/types.ts';
 import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
-import { simulationControllers, type SimulationOptions } from './simulation.ts';
+import { simulationControllers, type FeatureGates, type SimulationOptions } from './simulation.ts';
 import { webhookAdmission } from './webhooks/plugins.ts';
 import type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
@@ -38,7 +40,7 @@ export type { WatchEvent } from './apiserver/request.ts';
 export type { Controller, ControllerContext } from './controllers/controller.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
 export type { WriteLog, WriteRecord } from './storage/write-log.ts';
-export type { SimulationOptions } from './simulation.ts';
+export type { FeatureGates, SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
 export interface SandboxOptions {
@@ -64,6 +66,8 @@ export interface SandboxOptions {
   controllers?: Controller[];
   /** Simulate a cluster around the API server: workload controllers and nodes (scheduler + kubelet). */
   simulation?: SimulationOptions;
+  /** Feature gates to turn on, e.g. `{ MaxUnavailableStatefulSet: true }`; the rest keep v1.32's defaults. */
+  featureGates?: FeatureGates;
   /**
    * Where admission webhooks configured with `clientConfig.service` are served: `namespace/name`
    * (or `namespace/name:port`) → `https://host:port`. Read on every call (docs/sandbox-webhooks.md).
@@ -105,13 +109,20 @@ function authenticatedGroups(username: string): string[] {
   return serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`, 'system:authenticated'] : ['system:authenticated'];
 }
 
+/** A built-in kind's defaulting under the configured gates (the registry's defaults are v1.32's). */
+function withFeatureGates(def: ResourceDefinition, gates: FeatureGates): ResourceDefinition {
+  if (!gates.MaxUnavailableStatefulSet || def.group !== 'apps' || def.kind !== 'StatefulSet') return def;
+  return { ...def, strategy: { ...def.strategy, applyDefaults: (object, ctx) => defaultStatefulSet(object, ctx.old, gates) } };
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock;
   const stopController = new AbortController();
   const store = new Store({ historySize: options.watchCacheSize ?? 1000, clock });
   const registry = new Registry();
-  registry.add(builtinResources({ services: () => store.list('services').map((e) => e.object) }));
+  const featureGates = options.featureGates ?? {};
+  registry.add(builtinResources({ services: () => store.list('services').map((e) => e.object) }).map((def) => withFeatureGates(def, featureGates)));
   for (const def of registry.all()) store.ensureResource(def.storageKey);
   const admission = new AdmissionChain();
   admission.add(namespaceLifecycle(store));
@@ -172,7 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   runController(garbageCollector);
   runController(namespaceController({ caCertificate: certificates?.caCertificate ?? '' }));
   runController(crdController(crdServer));
-  for (const controller of options.simulation ? simulationControllers(options.simulation) : []) runController(controller);
+  for (const controller of options.simulation ? simulationControllers(options.simulation, featureGates) : []) runController(controller);
   for (const controller of options.controllers ?? []) runController(controller);
 
   const discovery = new DiscoveryDocuments(registry);

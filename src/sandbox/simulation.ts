@@ -14,6 +14,15 @@ import { endpointsController } from './controllers/endpoints-controller.ts';
 import { endpointSliceController } from './controllers/endpointslice-controller.ts';
 import { nodeControllers, type KubeletOptions } from './nodes/index.ts';
 
+/**
+ * Feature gates that differ from v1.32's defaults, for the API server and the controllers alike (a
+ * cluster whose kube-apiserver and kube-controller-manager were given the same --feature-gates).
+ */
+export interface FeatureGates {
+  /** Alpha, off by default: StatefulSet `rollingUpdate.maxUnavailable` (docs/sandbox-statefulsets.md). */
+  MaxUnavailableStatefulSet?: boolean;
+}
+
 export interface SimulationOptions {
   /** kube-controller-manager's workload and endpoint controllers. Default true. */
   controllers?: boolean;
@@ -32,12 +41,12 @@ export interface SimulationOptions {
   jobs?: JobControllerOptions;
 }
 
-export function simulationControllers(options: SimulationOptions): Controller[] {
+export function simulationControllers(options: SimulationOptions, featureGates: FeatureGates = {}): Controller[] {
   const controllers: Controller[] = [];
   controllers.push(...nodeControllers(options.nodes ?? 3, options.kubelet));
   if (options.controllers ?? true) {
     const batchPeriodMs = options.endpointUpdatesBatchPeriodMs ?? 250;
-    controllers.push(statefulSetController, daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
+    controllers.push(statefulSetController(featureGates), daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
     controllers.push(replicaSetController, deploymentController);
     controllers.push(endpointsController(batchPeriodMs), endpointSliceController(batchPeriodMs));
   }

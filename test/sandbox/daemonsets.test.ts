@@ -1,7 +1,7 @@
 // The DaemonSet controller (kube-controller-manager's, in the sandbox): one pod per fitting node, pinned
 // by node affinity for the scheduler, its ControllerRevisions, status and events on bare Node objects;
 // then on simulated nodes the RollingUpdate strategy with maxUnavailable and maxSurge, OnDelete, and
-// kubectl rollout.
+// kubectl rollout (status, history, undo, restart; pause and resume refused).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -244,5 +244,31 @@ describe('DaemonSets on simulated nodes', () => {
     }, 10_000);
     const rewound = await h.kubectl(['-n', ns, 'rollout', 'history', 'daemonset/roll']);
     assert.equal(rewound.stdout, 'daemonset.apps/roll \nREVISION  CHANGE-CAUSE\n2         <none>\n3         <none>\n\n');
+  });
+
+  test('kubectl rollout restart replaces every pod; pause and resume are refused', { skip: skipWithoutKubectl }, async () => {
+    await create(h, ns, daemonSet('restart'));
+    await rolledOut('restart');
+    const before = new Set((await podsOf(h, ns, 'restart')).map((p) => p.metadata.uid));
+    const restart = await h.kubectl(['-n', ns, 'rollout', 'restart', 'daemonset/restart']);
+    assert.equal(restart.code, 0, restart.stderr);
+    assert.equal(restart.stdout, 'daemonset.apps/restart restarted\n');
+    const status = await h.kubectl(['-n', ns, 'rollout', 'status', 'daemonset/restart', '--timeout=20s']);
+    assert.equal(status.code, 0, status.stderr);
+    const pods = await eventually(async () => {
+      const now = (await podsOf(h, ns, 'restart')).filter((p) => !p.metadata.deletionTimestamp);
+      return now.length === 3 && now.every((p) => !before.has(p.metadata.uid) && p.status.phase === 'Running') ? now : undefined;
+    }, 10_000);
+    const restartedAt = pods[0].metadata.annotations?.['kubectl.kubernetes.io/restartedAt'];
+    assert.ok(restartedAt, 'the new pods carry the restart annotation of the template');
+    assert.ok(pods.every((p) => p.metadata.annotations['kubectl.kubernetes.io/restartedAt'] === restartedAt));
+    assert.deepEqual(pods.map((p) => p.spec.nodeName).sort(), ['node-1', 'node-2', 'node-3']);
+
+    const pause = await h.kubectl(['-n', ns, 'rollout', 'pause', 'daemonset/restart']);
+    assert.notEqual(pause.code, 0);
+    assert.match(pause.stderr, /daemonsets.apps "restart" pausing is not supported/);
+    const resume = await h.kubectl(['-n', ns, 'rollout', 'resume', 'daemonset/restart']);
+    assert.notEqual(resume.code, 0);
+    assert.match(resume.stderr, /daemonsets.apps "restart" resuming is not supported/);
   });
 });

@@ -462,3 +462,55 @@ describe('end to end with the simulated nodes (zero delays)', { skip: skipWithou
     assert.ok(first.includes(`Scaled up replica set ${newName} from 0 to 3`), JSON.stringify(first));
   });
 });
+
+describe('minReadySeconds on the simulated nodes', () => {
+  let sim: Harness;
+  const ns = 'minready';
+  before(async () => {
+    sim = await startHarness({ recordWrites: true, simulation: { nodes: 2, kubelet: { startDelayMs: 0, gracePeriodCapMs: 0, leaseRenewIntervalMs: 0 } } });
+    await sim.http('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  });
+  after(() => sim.stop());
+
+  test("a new ReplicaSet's pods count as available only minReadySeconds after Ready, and the rollout waits for them", async () => {
+    const body = deployment('steady', { minReadySeconds: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } });
+    assert.equal((await sim.http('POST', deploymentPath(ns), body)).status, 201, 'created');
+    await rolledOut(ns, 'steady', sim);
+    const sinceRv = sim.sandbox.resourceVersion;
+    const started = Date.now();
+    assert.equal((await sim.http('PATCH', deploymentPath(ns, 'steady'), image('nginx:2'), merge)).status, 200);
+    const done = await eventually(async () => {
+      const d = await rolledOut(ns, 'steady', sim);
+      return d.status.observedGeneration === 2 ? d : undefined;
+    }, 10_000);
+    // Two new pods, one at a time (maxSurge 1), each awaited for a second after it is Ready.
+    assert.ok(Date.now() - started >= 2000, `rolled out in ${Date.now() - started} ms`);
+    assert.equal(done.status.availableReplicas, 2);
+
+    const [oldRs, newRs] = await replicaSets(sim, ns);
+    const hashOf = (name: string): string => name.slice('steady-'.length);
+    const records = (sim.sandbox.history?.records() ?? []).filter((r) => r.resourceVersion > sinceRv && r.namespace === ns);
+    const readySince = (pod: Json): number | undefined => {
+      const ready = pod.status?.conditions?.find((c: Json) => c.type === 'Ready' && c.status === 'True');
+      return ready ? Date.parse(ready.lastTransitionTime) : undefined;
+    };
+    const newPods = new Map<string, Json>();
+    const oldSizes = new Set<number>();
+    let sawReadyNotAvailable = false;
+    for (const record of records) {
+      const object = record.object as Json;
+      if (record.resource === 'pods' && object.metadata.labels?.['pod-template-hash'] === hashOf(newRs?.name ?? '')) newPods.set(record.name, object);
+      if (record.resource === 'replicasets.apps' && record.name === newRs?.name && (object.status?.readyReplicas ?? 0) > (object.status?.availableReplicas ?? 0)) sawReadyNotAvailable = true;
+      if (record.resource === 'replicasets.apps' && record.name === oldRs?.name && record.type === 'MODIFIED') {
+        const remaining = object.spec.replicas;
+        if (remaining >= 2) continue;
+        oldSizes.add(remaining);
+        // maxUnavailable 0: every old pod let go is covered by a new pod Ready for a full second.
+        const available = [...newPods.values()].filter((p) => !p.metadata.deletionTimestamp && (readySince(p) ?? Infinity) + 1000 <= record.time).length;
+        assert.ok(available + remaining >= 2, `old ReplicaSet scaled to ${remaining} with ${available} new pods available`);
+      }
+    }
+    assert.ok(sawReadyNotAvailable, 'the new ReplicaSet reported a Ready pod that was not yet available');
+    assert.deepEqual([...oldSizes], [1, 0], 'the old ReplicaSet scaled down one pod at a time');
+  });
+});

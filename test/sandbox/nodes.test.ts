@@ -231,9 +231,51 @@ describe('scheduler', () => {
     await core.patchNode({ name: 'node-2', body: { spec: { taints: null } } }, merge);
     assert.equal((await waitPod('blocked', (p) => !!p.spec?.nodeName)).spec?.nodeName, 'node-1');
   });
+  test('a pod created with spec.nodeName skips the scheduler and runs on that node, even a cordoned one', async () => {
+    const bindings: string[] = [];
+    const remove = h.sandbox.addAdmission({
+      name: 'binding-recorder',
+      admit(a) {
+        if (a.name === 'pinned' && a.subresource === 'binding') bindings.push(a.userInfo.username);
+      },
+    });
+    // Cordoning stops the scheduler only; the kubelet runs what is bound to its node.
+    await core.patchNode({ name: 'node-2', body: { spec: { unschedulable: true } } }, merge);
+    try {
+      await createPod('pinned', { spec: { nodeName: 'node-2' } });
+      const pod = await waitPod('pinned', isReady);
+      assert.equal(pod.spec?.nodeName, 'node-2');
+      assert.equal(pod.status?.phase, 'Running');
+      assert.equal(pod.status?.hostIP, '172.18.0.3', "node-2's address");
+      assert.match(pod.status?.podIP ?? '', /^10\.244\.2\.\d+$/);
+    } finally {
+      remove();
+      await core.patchNode({ name: 'node-2', body: { spec: { unschedulable: null } } }, merge);
+    }
+    assert.deepEqual(bindings, [], 'no binding: the scheduler left it alone');
+    const events = (await core.listNamespacedEvent({ namespace: ns })).items.filter((e) => e.involvedObject.name === 'pinned');
+    assert.deepEqual(events.filter((e) => e.source?.component === 'default-scheduler' || e.reportingComponent === 'default-scheduler'), []);
+  });
 });
 
 describe('kubelet', () => {
+  test('a pod stays Pending, not Running, for at least the configured start delay', async () => {
+    const seen: { at: number; phase: string | undefined; running: boolean }[] = [];
+    const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Ddelayed`, (_type, pod) =>
+      seen.push({ at: Date.now(), phase: pod.status?.phase, running: !!pod.status?.containerStatuses?.[0]?.state?.running }),
+    );
+    await sleep(20);
+    const createdAt = Date.now();
+    await createPod('delayed');
+    await waitPod('delayed', isReady);
+    watch.stop();
+    const firstRunning = seen.findIndex((s) => s.phase === 'Running' || s.running);
+    assert.ok(firstRunning > 0, 'reported before it ran');
+    assert.ok(seen.slice(0, firstRunning).every((s) => s.phase === 'Pending' && !s.running));
+    const pendingFor = (seen[firstRunning]?.at ?? 0) - createdAt;
+    assert.ok(pendingFor >= startDelayMs, `Running ${pendingFor} ms after the create, with a ${startDelayMs} ms start delay`);
+  });
+
   test('a pod goes Pending (ContainerCreating) -> Running -> Ready with the kubelet conditions and container statuses', async () => {
     const seen: Json[] = [];
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dlife`, (_type, object) => seen.push(object));

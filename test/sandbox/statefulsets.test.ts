@@ -44,6 +44,44 @@ async function revisionsOf(h: Harness, ns: string, app: string): Promise<Json[]>
   return list.items.sort((a: Json, b: Json) => a.revision - b.revision);
 }
 
+const isReady = (pod: Json): boolean => pod.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True') === true;
+
+/**
+ * Replays the sandbox's write log: after every pod write since `sinceRv`, how many of `app`'s ordinals
+ * (those listed) had no pod, a terminating one or one not Ready. Returns the most seen at once.
+ */
+function mostUnavailable(h: Harness, app: string, sinceRv: number, ordinals: readonly number[]): number {
+  const live = new Map<string, Json>();
+  let most = 0;
+  for (const record of h.sandbox.history?.records('pods') ?? []) {
+    if (record.object.metadata.labels?.app !== app) continue;
+    if (record.type === 'DELETED') live.delete(record.name);
+    else live.set(record.name, record.object);
+    if (record.resourceVersion <= sinceRv) continue;
+    const unavailable = ordinals.filter((i) => {
+      const pod = live.get(`${app}-${i}`);
+      return !pod || pod.metadata.deletionTimestamp || !isReady(pod);
+    });
+    most = Math.max(most, unavailable.length);
+  }
+  return most;
+}
+
+/** The pods of `app` in the order their deletion began since `sinceRv`, from the write log. */
+function deletionOrder(h: Harness, app: string, sinceRv: number): string[] {
+  const seen = new Set<string>();
+  const order: string[] = [];
+  for (const record of h.sandbox.history?.records('pods') ?? []) {
+    const pod = record.object;
+    if (record.resourceVersion <= sinceRv || pod.metadata.labels?.app !== app || !pod.metadata.deletionTimestamp) continue;
+    if (!seen.has(pod.metadata.uid ?? '')) {
+      seen.add(pod.metadata.uid ?? '');
+      order.push(pod.metadata.name ?? '');
+    }
+  }
+  return order;
+}
+
 async function eventsOf(h: Harness, ns: string, name: string): Promise<Json[]> {
   const list = await getJson(h, `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3D${name}`);
   return list.items;
@@ -238,20 +276,6 @@ describe('StatefulSets on simulated nodes', () => {
       return status.readyReplicas === replicas && status.updatedReplicas === replicas && status.currentRevision === status.updateRevision ? status : undefined;
     }, 10_000);
 
-  /** The pods in the order their deletion began, from the write log. */
-  const deletionOrder = (app: string, sinceRv: number): string[] => {
-    const seen = new Set<string>();
-    const order: string[] = [];
-    for (const record of h.sandbox.history?.records('pods') ?? []) {
-      const pod = record.object;
-      if (record.resourceVersion <= sinceRv || pod.metadata.labels?.app !== app || !pod.metadata.deletionTimestamp) continue;
-      if (!seen.has(pod.metadata.uid ?? '')) {
-        seen.add(pod.metadata.uid ?? '');
-        order.push(pod.metadata.name ?? '');
-      }
-    }
-    return order;
-  };
 
   test('a rolling update with partition 2 of 5 updates exactly ordinals 4, 3, 2, in that order; lower ordinals stay even when recreated', async () => {
     await create(h, ns, statefulSet('part', { spec: { replicas: 5, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } } } }));
@@ -262,7 +286,8 @@ describe('StatefulSets on simulated nodes', () => {
       const s = await statusOf('part');
       return s.updatedReplicas === 3 && s.readyReplicas === 5 && s.observedGeneration === 2 ? s : undefined;
     }, 10_000);
-    assert.deepEqual(deletionOrder('part', sinceRv), ['part-4', 'part-3', 'part-2']);
+    assert.deepEqual(deletionOrder(h, 'part', sinceRv), ['part-4', 'part-3', 'part-2']);
+    assert.equal(mostUnavailable(h, 'part', sinceRv, [0, 1, 2, 3, 4]), 1, 'with the gate off, one pod at a time');
     assert.equal(status.currentRevision, before.currentRevision);
     assert.notEqual(status.updateRevision, before.currentRevision);
     assert.equal(status.currentReplicas, 2);
@@ -285,7 +310,7 @@ describe('StatefulSets on simulated nodes', () => {
     assert.equal(done.currentRevision, status.updateRevision);
     assert.equal(done.currentReplicas, 5);
     // (the first part-1 is the deletion by hand above)
-    assert.deepEqual(deletionOrder('part', sinceRv), ['part-4', 'part-3', 'part-2', 'part-1', 'part-1', 'part-0']);
+    assert.deepEqual(deletionOrder(h, 'part', sinceRv), ['part-4', 'part-3', 'part-2', 'part-1', 'part-1', 'part-0']);
   });
 
   test('OrderedReady creates each pod only once its predecessor is Running and Ready, and scales down from the highest ordinal', async () => {
@@ -306,7 +331,7 @@ describe('StatefulSets on simulated nodes', () => {
     const sinceRv = h.sandbox.resourceVersion;
     await h.http('PATCH', `${setPath(ns, 'ordered')}/scale`, { spec: { replicas: 1 } }, merge);
     await eventually(async () => ((await podsOf(h, ns, 'ordered')).length === 1 ? true : undefined));
-    assert.deepEqual(deletionOrder('ordered', sinceRv), ['ordered-2', 'ordered-1']);
+    assert.deepEqual(deletionOrder(h, 'ordered', sinceRv), ['ordered-2', 'ordered-1']);
     assert.deepEqual((await statusOf('ordered')).replicas, 1);
   });
 
@@ -404,5 +429,110 @@ describe('StatefulSets on simulated nodes', () => {
     await eventually(async () => ((await podsOf(h, ns, 'manual')).length === 1 ? true : undefined));
     await h.http('PATCH', `/api/v1/namespaces/${ns}/pods/manual-0/status`, { status: runningStatus(true) }, merge);
     await eventually(async () => ((await statusOf('manual')).readyReplicas === 1 ? true : undefined));
+  });
+});
+
+describe('StatefulSets with the MaxUnavailableStatefulSet feature gate on', () => {
+  let h: Harness;
+  const ns = 'sts-gate';
+  before(async () => {
+    h = await startHarness({
+      recordWrites: true,
+      featureGates: { MaxUnavailableStatefulSet: true },
+      simulation: { nodes: 3, kubelet: { startDelayMs: 20, gracePeriodCapMs: 0, leaseRenewIntervalMs: 0 } },
+    });
+    await h.http('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  });
+  after(() => h.stop());
+
+  const statusOf = async (name: string): Promise<Json> => (await getJson(h, setPath(ns, name))).status ?? {};
+  const rolledOut = (name: string, replicas: number) =>
+    eventually(async () => {
+      const status = await statusOf(name);
+      return status.availableReplicas === replicas && status.updatedReplicas === replicas && status.currentRevision === status.updateRevision ? status : undefined;
+    }, 10_000);
+  const release = (name: string, value: string): Promise<unknown> => h.http('PATCH', setPath(ns, name), { spec: { template: { metadata: { annotations: { release: value } } } } }, merge);
+  const revisionsByPod = async (app: string, updateRevision: string): Promise<Record<string, string>> =>
+    Object.fromEntries((await podsOf(h, ns, app)).map((p) => [p.metadata.name, p.metadata.labels['controller-revision-hash'] === updateRevision ? 'new' : 'old']));
+
+  test('the API server keeps maxUnavailable and defaults it to 1', async () => {
+    const kept = await create(h, ns, statefulSet('kept', { spec: { replicas: 0, updateStrategy: { rollingUpdate: { maxUnavailable: '40%' } } } }));
+    assert.deepEqual(kept.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: '40%' } });
+    const defaulted = await create(h, ns, statefulSet('defaulted', { spec: { replicas: 0 } }));
+    assert.deepEqual(defaulted.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 1 } });
+    const zero = await h.http('POST', setPath(ns), statefulSet('zero', { spec: { replicas: 0, updateStrategy: { rollingUpdate: { maxUnavailable: 0 } } } }));
+    assert.equal(zero.status, 422, zero.text);
+    assert.equal(zero.json.message, 'StatefulSet.apps "zero" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: cannot be 0');
+  });
+
+  test('Parallel, 5 replicas, maxUnavailable 2: two pods replaced at a time, from the highest ordinal, never more unavailable', async () => {
+    await create(h, ns, statefulSet('wide', { spec: { replicas: 5, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } } }));
+    await rolledOut('wide', 5);
+    const sinceRv = h.sandbox.resourceVersion;
+    await release('wide', 'two');
+    const done = await eventually(async () => {
+      const status = await rolledOut('wide', 5);
+      return status.observedGeneration === 2 ? status : undefined;
+    }, 15_000);
+    assert.equal(mostUnavailable(h, 'wide', sinceRv, [0, 1, 2, 3, 4]), 2);
+    const order = deletionOrder(h, 'wide', sinceRv);
+    assert.deepEqual(order.slice(0, 2), ['wide-4', 'wide-3'], 'the first two deletions together');
+    assert.deepEqual([...order].sort(), ['wide-0', 'wide-1', 'wide-2', 'wide-3', 'wide-4'], 'each pod replaced once');
+    assert.deepEqual(await revisionsByPod('wide', done.updateRevision), { 'wide-0': 'new', 'wide-1': 'new', 'wide-2': 'new', 'wide-3': 'new', 'wide-4': 'new' });
+  });
+
+  test('a partition still holds: with maxUnavailable 60% of 5, ordinals 4, 3, 2 go at once and 0, 1 keep the current revision', async () => {
+    await create(h, ns, statefulSet('cut', { spec: { replicas: 5, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2, maxUnavailable: '60%' } } } }));
+    const before = await rolledOut('cut', 5);
+    const sinceRv = h.sandbox.resourceVersion;
+    await release('cut', 'two');
+    const status = await eventually(async () => {
+      const s = await statusOf('cut');
+      return s.updatedReplicas === 3 && s.availableReplicas === 5 && s.observedGeneration === 2 ? s : undefined;
+    }, 10_000);
+    assert.deepEqual(deletionOrder(h, 'cut', sinceRv), ['cut-4', 'cut-3', 'cut-2']);
+    assert.equal(mostUnavailable(h, 'cut', sinceRv, [2, 3, 4]), 3, 'the three replaced together');
+    assert.equal(mostUnavailable(h, 'cut', sinceRv, [0, 1]), 0);
+    assert.equal(status.currentRevision, before.currentRevision);
+    assert.deepEqual(await revisionsByPod('cut', status.updateRevision), { 'cut-0': 'old', 'cut-1': 'old', 'cut-2': 'new', 'cut-3': 'new', 'cut-4': 'new' });
+  });
+
+  test('a pod that is not Ready uses up the budget: with one unready pod and maxUnavailable 2, the others go one at a time', async () => {
+    await create(h, ns, statefulSet('budget', { spec: { replicas: 4, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } } }));
+    await rolledOut('budget', 4);
+    await h.http('PATCH', `/api/v1/namespaces/${ns}/pods/budget-0`, { metadata: { annotations: { 'sandbox.podops.io/ready': 'false' } } }, merge);
+    await eventually(async () => ((await statusOf('budget')).readyReplicas === 3 ? true : undefined));
+    const sinceRv = h.sandbox.resourceVersion;
+    await release('budget', 'two');
+    const done = await eventually(async () => {
+      const status = await rolledOut('budget', 4);
+      return status.observedGeneration === 2 ? status : undefined;
+    }, 15_000);
+    assert.equal(mostUnavailable(h, 'budget', sinceRv, [1, 2, 3]), 1, 'budget-0 counted against maxUnavailable');
+    assert.deepEqual(deletionOrder(h, 'budget', sinceRv), ['budget-3', 'budget-2', 'budget-1', 'budget-0']);
+    assert.deepEqual(await revisionsByPod('budget', done.updateRevision), { 'budget-0': 'new', 'budget-1': 'new', 'budget-2': 'new', 'budget-3': 'new' });
+  });
+
+  test('minReadySeconds: a Ready replacement stays unavailable until it has been Ready that long', async () => {
+    await create(h, ns, statefulSet('slow', { spec: { replicas: 3, minReadySeconds: 1, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } } }));
+    await rolledOut('slow', 3);
+    const sinceRv = h.sandbox.resourceVersion;
+    await release('slow', 'two');
+    await eventually(async () => {
+      const status = await rolledOut('slow', 3);
+      return status.observedGeneration === 2 ? status : undefined;
+    }, 15_000);
+    const records = (h.sandbox.history?.records('pods') ?? []).filter((r) => r.resourceVersion > sinceRv && r.object.metadata.labels?.app === 'slow');
+    const deletedAt = (name: string): number => (records.find((r) => r.name === name && r.object.metadata.deletionTimestamp) as { time: number }).time;
+    // The replacements of slow-2 and slow-1: the earliest moment either became available.
+    const availableAt = Math.min(
+      ...['slow-2', 'slow-1'].map((name) => {
+        const ready = records.find((r) => r.name === name && r.time > deletedAt(name) && !r.object.metadata.deletionTimestamp && isReady(r.object)) as { object: Json };
+        const since = ready.object.status.conditions.find((c: Json) => c.type === 'Ready').lastTransitionTime;
+        return Date.parse(since) + 1000;
+      }),
+    );
+    assert.deepEqual(deletionOrder(h, 'slow', sinceRv), ['slow-2', 'slow-1', 'slow-0']);
+    assert.ok(deletedAt('slow-0') >= availableAt, `slow-0 deleted ${availableAt - deletedAt('slow-0')} ms before a replacement was available`);
   });
 });

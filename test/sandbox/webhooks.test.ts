@@ -533,6 +533,58 @@ describe('mutation', () => {
   });
 });
 
+describe('admission order', () => {
+  const podCreates = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] };
+
+  test('an object failing validation never reaches a validating webhook, also when a mutating webhook\'s patch made it invalid', async () => {
+    await namespace('wh-order-valid');
+    let patch: unknown[] = [];
+    server.handle('/order-mutate', () => ({ allowed: true, ...(patch.length ? { patch } : {}) }));
+    server.handle('/order-validate', () => ({ allowed: true }));
+    await withConfiguration('mutating', 'order-valid-m', [hook('m.example.com', '/order-mutate', 'wh-order-valid', podCreates)], async () => {
+      await withConfiguration('validating', 'order-valid-v', [hook('v.example.com', '/order-validate', 'wh-order-valid', podCreates)], async () => {
+        const invalid = await createPod('wh-order-valid', 'p1', { metadata: { labels: { 'bad label': 'x' } } });
+        assert.equal(invalid.status, 422, invalid.text);
+        assert.match(invalid.json.message, /^Pod "p1" is invalid: metadata\.labels: Invalid value: "bad label": /);
+        assert.equal(server.reviews('/order-mutate').length, 1, 'mutating webhooks run before validation');
+        assert.equal(server.reviews('/order-validate').length, 0);
+
+        patch = [{ op: 'add', path: '/metadata/labels', value: { 'bad label': 'x' } }];
+        const mutatedInvalid = await createPod('wh-order-valid', 'p2');
+        assert.equal(mutatedInvalid.status, 422, mutatedInvalid.text);
+        assert.match(mutatedInvalid.json.message, /^Pod "p2" is invalid: metadata\.labels: Invalid value: "bad label": /);
+        assert.equal(server.reviews('/order-validate').length, 0, 'the patched object was validated first');
+
+        // The control: a valid object does reach it, as the mutating webhook left it.
+        patch = [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }];
+        assert.equal((await createPod('wh-order-valid', 'p3')).status, 201);
+        const [validated] = server.reviews('/order-validate');
+        assert.deepEqual(validated?.review.request.object.metadata.labels, { mutated: 'yes' });
+      });
+    });
+  });
+
+  test('mutating configurations run in name order whatever their creation order; their webhooks in list order', async () => {
+    await namespace('wh-order-name');
+    const calls: string[] = [];
+    for (const name of ['b1', 'b2', 'a1', 'a2']) {
+      server.handle(`/order-${name}`, () => {
+        calls.push(name);
+        return { allowed: true };
+      });
+    }
+    const webhooks = (config: string): Record<string, unknown>[] =>
+      // Listed against their own name order, so list order and name order differ.
+      [`${config}2`, `${config}1`].map((name) => hook(`${name}.example.com`, `/order-${name}`, 'wh-order-name', podCreates));
+    await withConfiguration('mutating', 'order-b', webhooks('b'), async () => {
+      await withConfiguration('mutating', 'order-a', webhooks('a'), async () => {
+        assert.equal((await createPod('wh-order-name', 'p1')).status, 201);
+        assert.deepEqual(calls, ['a2', 'a1', 'b2', 'b1']);
+      });
+    });
+  });
+});
+
 describe('selectors', () => {
   test('objectSelector: matched against the new and the old object (UPDATE and DELETE)', async () => {
     await namespace('wh-obj');

@@ -1,13 +1,13 @@
-// `podops sandbox [--port N] [--kubeconfig PATH] [--tls]`: runs the embedded Kubernetes-compatible
+// `podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N] [--feature-gates LIST]`: runs the embedded Kubernetes-compatible
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
-import { startSandbox } from '../../sandbox/index.ts';
+import { startSandbox, type FeatureGates } from '../../sandbox/index.ts';
 import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
-const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N]
+const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N] [--feature-gates LIST]
 
 Runs an in-memory Kubernetes-compatible API server on 127.0.0.1 until Ctrl-C, with a simulated cluster
 around it: nodes with a scheduler and kubelets, and the workload and endpoint controllers.
@@ -15,7 +15,25 @@ around it: nodes with a scheduler and kubelets, and the workload and endpoint co
   --port N           port to listen on (default: a free port)
   --kubeconfig PATH  where to write the kubeconfig (default: ${defaultKubeconfig})
   --tls              serve HTTPS with a generated CA (written into the kubeconfig)
-  --nodes N          simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)`;
+  --nodes N          simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)
+  --feature-gates LIST
+                     Kubernetes feature gates as NAME=true|false pairs, comma-separated; the sandbox
+                     knows MaxUnavailableStatefulSet (off by default, as in v1.32)`;
+
+const knownGates: readonly (keyof FeatureGates)[] = ['MaxUnavailableStatefulSet'];
+
+/** The --feature-gates syntax of the Kubernetes components: `A=true,B=false`. */
+function parseFeatureGates(text: string | undefined): FeatureGates {
+  const gates: FeatureGates = {};
+  for (const pair of (text ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const [name = '', value, ...rest] = pair.trim().split('=');
+    if (value === undefined || rest.length > 0 || !['true', 'false'].includes(value)) throw new UsageError(`--feature-gates: expected NAME=true|false, got "${pair}"`);
+    const gate = knownGates.find((g) => g === name);
+    if (!gate) throw new UsageError(`--feature-gates: unrecognized feature gate: ${name}`);
+    gates[gate] = value === 'true';
+  }
+  return gates;
+}
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return 0;
@@ -31,16 +49,17 @@ export const sandboxCommand: Command = {
     const { values } = parseCommandArgs({
       args,
       allowPositionals: false,
-      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false }, nodes: { type: 'string', default: '3' } },
+      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false }, nodes: { type: 'string', default: '3' }, 'feature-gates': { type: 'string' } },
     });
     const port = parsePort(values.port);
     const nodes = Number(values.nodes);
     if (!Number.isInteger(nodes) || nodes < 0 || nodes > 250) throw new UsageError(`--nodes must be a number from 0 to 250, got "${values.nodes}"`);
+    const featureGates = parseFeatureGates(values['feature-gates']);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
     let sandbox;
     try {
-      sandbox = await startSandbox({ port, tls: values.tls, kubeconfigPath, ...(nodes > 0 && { simulation: { nodes } }) });
+      sandbox = await startSandbox({ port, tls: values.tls, kubeconfigPath, featureGates, ...(nodes > 0 && { simulation: { nodes } }) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${port} is already in use`);

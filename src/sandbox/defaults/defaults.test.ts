@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject } from '../meta/object.ts';
 import { applyDefaults, computePodQOS, restoreSystemMetadata, type DefaultsContext, type GroupVersionKind } from './index.ts';
+import { defaultStatefulSet } from './workloads.ts';
 
 const gvk = (group: string, kind: string): GroupVersionKind => ({ group, version: 'v1', kind });
 const POD = gvk('', 'Pod');
@@ -189,6 +190,26 @@ describe('workload defaults', () => {
       spec: { resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
       status: { phase: 'Pending' },
     });
+  });
+
+  test('StatefulSet maxUnavailable: dropped with the gate off (unless stored), kept and defaulted to 1 with it on', () => {
+    const withRollingUpdate = (rollingUpdate: JsonObject): JsonObject => ({ spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate } } });
+    const strategy = (obj: JsonObject): unknown => (obj.spec as JsonObject).updateStrategy;
+    const off = withRollingUpdate({ maxUnavailable: '50%' });
+    defaultStatefulSet(off, undefined);
+    assert.deepEqual(strategy(off), { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    const stored = withRollingUpdate({ maxUnavailable: 2 });
+    defaultStatefulSet(stored, withRollingUpdate({ maxUnavailable: 3 }));
+    assert.deepEqual(strategy(stored), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2, partition: 0 } });
+    const on = withRollingUpdate({ maxUnavailable: '50%' });
+    defaultStatefulSet(on, undefined, { MaxUnavailableStatefulSet: true });
+    assert.deepEqual(strategy(on), { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '50%', partition: 0 } });
+    const unset: JsonObject = { spec: {} };
+    defaultStatefulSet(unset, undefined, { MaxUnavailableStatefulSet: true });
+    assert.deepEqual(strategy(unset), { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 1 } });
+    const onDelete: JsonObject = { spec: { updateStrategy: { type: 'OnDelete' } } };
+    defaultStatefulSet(onDelete, undefined, { MaxUnavailableStatefulSet: true });
+    assert.deepEqual(strategy(onDelete), { type: 'OnDelete' });
   });
 
   test('DaemonSet: rolling update 1/0 and the template generation annotation', () => {

@@ -41,6 +41,11 @@ function defaultClaimTemplate(claim: JsonObject): void {
   defaultString(child(claim, 'status'), 'phase', 'Pending');
 }
 
+/** The feature gates that change how StatefulSets are defaulted (off unless set, as in v1.32). */
+export interface StatefulSetDefaultsGates {
+  MaxUnavailableStatefulSet?: boolean;
+}
+
 /**
  * The StatefulSet strategy's dropDisabledFields: with the MaxUnavailableStatefulSet gate off (its
  * v1.32 default), rollingUpdate.maxUnavailable is dropped unless the stored object already uses it.
@@ -53,16 +58,20 @@ function dropMaxUnavailable(spec: JsonObject, old: JsonObject | undefined): void
   delete rollingUpdate.maxUnavailable;
 }
 
-export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined): void {
+export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined, gates: StatefulSetDefaultsGates = {}): void {
   const spec = child(obj, 'spec');
-  dropMaxUnavailable(spec, old);
+  if (!gates.MaxUnavailableStatefulSet) dropMaxUnavailable(spec, old);
   defaultString(spec, 'podManagementPolicy', 'OrderedReady');
   const strategy = child(spec, 'updateStrategy');
   if (isUnset(strategy.type) || strategy.type === '') {
     strategy.type = 'RollingUpdate';
     child(strategy, 'rollingUpdate');
   }
-  if (strategy.type === 'RollingUpdate' && isJsonObject(strategy.rollingUpdate)) defaultField(strategy.rollingUpdate, 'partition', 0);
+  if (strategy.type === 'RollingUpdate' && isJsonObject(strategy.rollingUpdate)) {
+    defaultField(strategy.rollingUpdate, 'partition', 0);
+    // SetDefaults_StatefulSet gives the gated field its default only while the gate is on.
+    if (gates.MaxUnavailableStatefulSet) defaultField(strategy.rollingUpdate, 'maxUnavailable', 1);
+  }
   const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
   defaultString(retention, 'whenDeleted', 'Retain');
   defaultString(retention, 'whenScaled', 'Retain');

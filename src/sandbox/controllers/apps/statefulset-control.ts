@@ -1,12 +1,12 @@
-// One sync of a StatefulSet (defaultStatefulSetControl.UpdateStatefulSet as v1.32 runs it, with the
-// MaxUnavailableStatefulSet gate off): revisions, then the pods. Ordinals in [start, start+replicas)
-// are created (a missing ordinal below the partition at the current revision, else at the update
-// revision), failed or succeeded ones are deleted to be recreated, pods outside the range are
-// condemned and deleted from the highest ordinal; OrderedReady does one step per sync and waits for
-// each pod to be Running, Ready and available, Parallel does them all. Then the RollingUpdate
-// strategy deletes the highest-ordinal pod not at the update revision, down to the partition, one at a
-// time, waiting for each replacement to be available; OnDelete leaves that to the user. The status
-// is written through /status when it changed.
+// One sync of a StatefulSet (defaultStatefulSetControl.UpdateStatefulSet as v1.32 runs it): revisions,
+// then the pods. Ordinals in [start, start+replicas) are created (a missing ordinal below the
+// partition at the current revision, else at the update revision), failed or succeeded ones are
+// deleted to be recreated, pods outside the range are condemned and deleted from the highest ordinal;
+// OrderedReady does one step per sync and waits for each pod to be Running, Ready and available,
+// Parallel does them all. Then the RollingUpdate strategy deletes the highest-ordinal pod not at the
+// update revision, down to the partition, one at a time, waiting for each replacement to be available;
+// with the MaxUnavailableStatefulSet gate on, up to maxUnavailable pods at a time instead. OnDelete
+// leaves that to the user. The status is written through /status when it changed.
 
 import { readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { StatusError } from '../../errors.ts';
@@ -22,10 +22,12 @@ import {
   isMonotonic,
   isOnDelete,
   isRollingUpdate,
+  maxUnavailableOf,
   partitionOf,
   startOrdinal,
   statefulSetKind,
   statefulSetsStorage,
+  type StatefulSetFeatureGates,
 } from './statefulset-spec.ts';
 
 export interface StatefulSetStatus {
@@ -50,10 +52,12 @@ const isRunningAndReady = (pod: KubeObject): boolean => podPhase(pod) === 'Runni
 export class StatefulSetSync {
   readonly #ctx: ControllerContext;
   readonly #pods: StatefulPodControl;
+  readonly #gates: StatefulSetFeatureGates;
 
-  constructor(ctx: ControllerContext, pods: StatefulPodControl) {
+  constructor(ctx: ControllerContext, pods: StatefulPodControl, gates: StatefulSetFeatureGates = {}) {
     this.#ctx = ctx;
     this.#pods = pods;
+    this.#gates = gates;
   }
 
   #available(pod: KubeObject, set: KubeObject): boolean {
@@ -145,15 +149,16 @@ export class StatefulSetSync {
         (await runForAll(condemned, monotonic, (p) => this.#processCondemned(set, p, firstUnavailable, monotonic)));
       this.#count(status, set, [...replicas.map((r) => r.pod), ...condemned]);
       if (stopped || isOnDelete(set)) return { status };
+      if (this.#gates.MaxUnavailableStatefulSet) {
+        await this.#rollUpToMaxUnavailable(set, replicas, status);
+        return { status };
+      }
       // RollingUpdate: from the highest ordinal down to the partition, one pod at a time.
       const updateMin = partitionOf(set) ?? 0;
       for (let target = replicas.length - 1; target >= updateMin; target--) {
         const pod = (replicas[target] as Replica).pod;
         if (podRevision(pod) !== status.updateRevision && !isTerminating(pod)) {
-          await this.#pods.delete(set, pod).catch((err: unknown) => {
-            if (!(err instanceof StatusError && err.status.code === 404)) throw err;
-          });
-          status.currentReplicas--;
+          await this.#deleteOutdated(set, pod, status);
           return { status };
         }
         if (this.#unavailable(pod, set)) return { status };
@@ -163,6 +168,31 @@ export class StatefulSetSync {
       this.#count(status, set, [...replicas.map((r) => r.pod), ...condemned]);
       return { status, error };
     }
+  }
+
+  /**
+   * updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet on): every unavailable or
+   * terminating ordinal, wherever it is relative to the partition, uses up the maxUnavailable budget;
+   * the rest of it deletes outdated pods from the highest ordinal down to the partition. The pods are
+   * not awaited one by one: a later sync counts them unavailable until their replacements are available.
+   */
+  async #rollUpToMaxUnavailable(set: KubeObject, replicas: readonly Replica[], status: StatefulSetStatus): Promise<void> {
+    let budget = maxUnavailableOf(set) - replicas.filter((r) => this.#unavailable(r.pod, set)).length;
+    const updateMin = partitionOf(set) ?? 0;
+    for (let target = replicas.length - 1; target >= updateMin && budget > 0; target--) {
+      const pod = (replicas[target] as Replica).pod;
+      if (podRevision(pod) === status.updateRevision || isTerminating(pod)) continue;
+      await this.#deleteOutdated(set, pod, status);
+      budget--;
+    }
+  }
+
+  /** Deletes a pod for the rolling update (one already gone is fine). */
+  async #deleteOutdated(set: KubeObject, pod: KubeObject, status: StatefulSetStatus): Promise<void> {
+    await this.#pods.delete(set, pod).catch((err: unknown) => {
+      if (!(err instanceof StatusError && err.status.code === 404)) throw err;
+    });
+    status.currentReplicas--;
   }
 
   /** newVersionedStatefulSetPod: below the partition (or currentReplicas without one) at the current revision. */

@@ -2,7 +2,7 @@
 // from StatefulSet changes and from the pods they control (an orphan wakes every set whose selector
 // matches it, to be adopted); a sync claims the set's pods (by selector and `<set>-<ordinal>` name),
 // adopts orphan revisions and runs StatefulSetSync. A set with minReadySeconds is synced again once
-// its ready pods become available.
+// its ready pods become available. The feature gates are the simulation's (docs/sandbox-statefulsets.md).
 
 import type { KubeObject } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
@@ -17,15 +17,15 @@ import { StatefulSetSync } from './statefulset-control.ts';
 import { isMemberOf } from './statefulset-identity.ts';
 import { StatefulPodControl } from './statefulset-pod-control.ts';
 import { adoptOrphanRevisions } from './statefulset-revisions.ts';
-import { statefulSetKind, statefulSetsStorage } from './statefulset-spec.ts';
+import { statefulSetKind, statefulSetsStorage, type StatefulSetFeatureGates } from './statefulset-spec.ts';
 import { minReadySecondsOf, selectorOf, selects, specReplicas } from './workload-fields.ts';
 
-export const statefulSetController: Controller = {
+export const statefulSetController = (gates: StatefulSetFeatureGates = {}): Controller => ({
   name: 'statefulset-controller',
   start(ctx: ControllerContext): () => void {
     const recorder = new EventRecorder(ctx.client, 'statefulset-controller', ctx.clock);
     const podIndex = new ControllerIndex('pods');
-    const control = new StatefulSetSync(ctx, new StatefulPodControl(ctx.client, recorder));
+    const control = new StatefulSetSync(ctx, new StatefulPodControl(ctx.client, recorder), gates);
 
     const sync = async (key: string): Promise<void> => {
       const set = ctx.store.get(statefulSetsStorage, key)?.object;
@@ -60,4 +60,4 @@ export const statefulSetController: Controller = {
     };
     return followStore(ctx, ['pods', statefulSetsStorage], observe, () => queue.stop());
   },
-};
+});

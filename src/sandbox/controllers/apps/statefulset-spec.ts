@@ -2,9 +2,17 @@
 
 import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import type { OwnerKind } from './controller-ref.ts';
+import { scaledValue } from './deployment-util.ts';
+import { specReplicas } from './workload-fields.ts';
 
 export const statefulSetKind: OwnerKind = { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' };
 export const statefulSetsStorage = 'statefulsets.apps';
+
+/** The feature gates the StatefulSet controller consults (off unless set, as in v1.32). */
+export interface StatefulSetFeatureGates {
+  /** Alpha: RollingUpdate replaces up to rollingUpdate.maxUnavailable pods at a time. */
+  MaxUnavailableStatefulSet?: boolean;
+}
 
 const numberAt = (set: KubeObject, path: string[], fallback: number): number => {
   const value = readPath(set, path);
@@ -27,6 +35,15 @@ export function partitionOf(set: KubeObject): number | undefined {
   const rollingUpdate = readPath(set, ['spec', 'updateStrategy', 'rollingUpdate']);
   if (!isJsonObject(rollingUpdate)) return undefined;
   return typeof rollingUpdate.partition === 'number' ? rollingUpdate.partition : 0;
+}
+
+/**
+ * getStatefulSetMaxUnavailable: rollingUpdate.maxUnavailable (default 1) as a number of pods, a
+ * percentage of spec.replicas rounded down, and never below 1 (a small percentage would round to 0).
+ */
+export function maxUnavailableOf(set: KubeObject): number {
+  const value = readPath(set, ['spec', 'updateStrategy', 'rollingUpdate', 'maxUnavailable']) ?? 1;
+  return Math.max(1, scaledValue(value, specReplicas(set), false));
 }
 
 export function templateOf(set: KubeObject): JsonObject {
