@@ -10,6 +10,7 @@ let h: Harness;
 let core: CoreV1Api;
 let apps: AppsV1Api;
 const ns = 'crud';
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 before(async () => {
   h = await startHarness();
@@ -115,6 +116,110 @@ describe('CRUD through @kubernetes/client-node', () => {
     assert.equal(scale.spec?.replicas, 5);
     assert.equal(scale.status?.selector, 'app=web');
     assert.equal((await apps.readNamespacedDeployment({ name: 'web', namespace: ns })).metadata?.generation, 4);
+  });
+
+  test('replicasets/scale: the Scale view, PUT with a resourceVersion precondition, selector printed as LabelSelectorAsSelector does', async () => {
+    const rs = await apps.createNamespacedReplicaSet({
+      namespace: ns,
+      body: {
+        metadata: { name: 'rs-scale' },
+        spec: {
+          replicas: 2,
+          // Requirements print sorted by key across matchLabels and matchExpressions, set values sorted too.
+          selector: {
+            matchLabels: { tier: 'b', app: 'x' },
+            matchExpressions: [
+              { key: 'zone', operator: 'In', values: ['z2', 'z1'] },
+              { key: 'env', operator: 'Exists' },
+              { key: 'b', operator: 'DoesNotExist' },
+            ],
+          },
+          template: { metadata: { labels: { app: 'x', tier: 'b', zone: 'z1', env: 'e' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
+    });
+    const path = `/apis/apps/v1/namespaces/${ns}/replicasets/rs-scale/scale`;
+    const got = await h.http('GET', path);
+    assert.deepEqual(got.json, {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: {
+        name: 'rs-scale',
+        namespace: ns,
+        uid: rs.metadata?.uid,
+        resourceVersion: rs.metadata?.resourceVersion,
+        creationTimestamp: got.json.metadata.creationTimestamp,
+      },
+      spec: { replicas: 2 },
+      status: { replicas: 0, selector: 'app=x,!b,env,tier=b,zone in (z1,z2)' },
+    });
+    const viaClient = await apps.readNamespacedReplicaSetScale({ name: 'rs-scale', namespace: ns });
+    assert.equal(viaClient.status?.selector, 'app=x,!b,env,tier=b,zone in (z1,z2)');
+
+    const put = await apps.replaceNamespacedReplicaSetScale({
+      name: 'rs-scale',
+      namespace: ns,
+      body: { metadata: { name: 'rs-scale', resourceVersion: viaClient.metadata?.resourceVersion }, spec: { replicas: 4 } },
+    });
+    assert.equal(put.spec?.replicas, 4);
+    assert.ok(Number(put.metadata?.resourceVersion) > Number(rs.metadata?.resourceVersion));
+    const stored = await apps.readNamespacedReplicaSet({ name: 'rs-scale', namespace: ns });
+    assert.equal(stored.spec?.replicas, 4);
+    assert.equal(stored.metadata?.generation, 2);
+    assert.equal(stored.metadata?.resourceVersion, put.metadata?.resourceVersion);
+
+    const stale = await apiError(
+      apps.replaceNamespacedReplicaSetScale({
+        name: 'rs-scale',
+        namespace: ns,
+        body: { metadata: { name: 'rs-scale', resourceVersion: rs.metadata?.resourceVersion }, spec: { replicas: 5 } },
+      }),
+    );
+    assert.equal(stale.code, 409);
+    assert.equal(
+      stale.body.message,
+      'Operation cannot be fulfilled on replicasets.apps "rs-scale": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    const negative = await h.http('PUT', path, { metadata: { name: 'rs-scale' }, spec: { replicas: -1 } });
+    assert.equal(negative.status, 422);
+    assert.equal(negative.json.message, 'Scale.autoscaling "rs-scale" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    const missing = await h.http('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/nope/scale`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.message, 'replicasets.apps "nope" not found');
+  });
+
+  test('statefulsets/scale: merge and JSON patches of spec.replicas bump generation; zero replicas is an empty Scale spec', async () => {
+    await apps.createNamespacedStatefulSet({
+      namespace: ns,
+      body: {
+        metadata: { name: 'sts-scale' },
+        spec: {
+          replicas: 1,
+          serviceName: 'sts-scale',
+          selector: { matchLabels: { app: 'db' } },
+          template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
+    });
+    const patched = await apps.patchNamespacedStatefulSetScale({ name: 'sts-scale', namespace: ns, body: { spec: { replicas: 3 } } }, merge);
+    assert.equal(patched.kind, 'Scale');
+    assert.equal(patched.spec?.replicas, 3);
+    assert.equal(patched.status?.selector, 'app=db');
+    assert.equal(patched.status?.replicas, 0, 'no controller runs, so nothing is observed');
+    let sts = await apps.readNamespacedStatefulSet({ name: 'sts-scale', namespace: ns });
+    assert.equal(sts.spec?.replicas, 3);
+    assert.equal(sts.metadata?.generation, 2);
+
+    const path = `/apis/apps/v1/namespaces/${ns}/statefulsets/sts-scale/scale`;
+    const zero = await h.http('PATCH', path, [{ op: 'replace', path: '/spec/replicas', value: 0 }], { 'Content-Type': 'application/json-patch+json' });
+    assert.equal(zero.status, 200);
+    // autoscaling/v1 omits a zero spec.replicas.
+    assert.deepEqual(zero.json.spec, {});
+    sts = await apps.readNamespacedStatefulSet({ name: 'sts-scale', namespace: ns });
+    assert.equal(sts.spec?.replicas, 0);
+    assert.equal(sts.metadata?.generation, 3);
+    const noop = await h.http('PATCH', path, { spec: { replicas: 0 } }, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(noop.json.metadata.resourceVersion, zero.json.metadata.resourceVersion, 'an unchanged replica count is a no-op');
   });
 
   test('deleting a configmap answers a Success Status with the uid; deleting a pod answers the pod', async () => {
@@ -317,6 +422,28 @@ describe('CRUD through kubectl', { skip: skipWithoutKubectl }, () => {
     const svc = await core.readNamespacedService({ name: 'web', namespace: 'gen' });
     assert.deepEqual({ ...svc.spec?.selector }, { app: 'web' });
     assert.equal((await core.readNamespacedSecret({ name: 's1', namespace: 'gen' })).data?.k, Buffer.from('v').toString('base64'));
+  });
+
+  test('kubectl scale reads and writes /scale of replicasets and statefulsets', async () => {
+    const template = { metadata: { labels: { app: 'ks' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    const manifests = [
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'k-rs', namespace: ns }, spec: { replicas: 1, selector: { matchLabels: { app: 'ks' } }, template } },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'k-sts', namespace: ns }, spec: { replicas: 1, serviceName: 'k-sts', selector: { matchLabels: { app: 'ks' } }, template } },
+    ];
+    const created = await h.kubectl(['create', '-f', '-'], manifests.map((m) => JSON.stringify(m)).join('\n'));
+    assert.equal(created.stdout.trim(), 'replicaset.apps/k-rs created\nstatefulset.apps/k-sts created', created.stderr);
+    const rs = await h.kubectl(['scale', 'rs', 'k-rs', '-n', ns, '--replicas=3']);
+    assert.equal(rs.stdout.trim(), 'replicaset.apps/k-rs scaled', rs.stderr);
+    // --current-replicas is checked against the Scale kubectl reads, then the Scale is PUT with its resourceVersion.
+    const wrong = await h.kubectl(['scale', 'sts', 'k-sts', '-n', ns, '--current-replicas=5', '--replicas=2']);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /Expected replicas to be 5, was 1/);
+    const sts = await h.kubectl(['scale', 'sts', 'k-sts', '-n', ns, '--current-replicas=1', '--replicas=2']);
+    assert.equal(sts.stdout.trim(), 'statefulset.apps/k-sts scaled', sts.stderr);
+    const replicas = await h.kubectl(['get', 'rs/k-rs', 'sts/k-sts', '-n', ns, '-o', 'jsonpath={.items[*].spec.replicas}']);
+    assert.equal(replicas.stdout, '3 2');
+    const scale = await h.kubectl(['get', '--raw', `/apis/apps/v1/namespaces/${ns}/statefulsets/k-sts/scale`]);
+    assert.deepEqual(JSON.parse(scale.stdout).status, { replicas: 0, selector: 'app=ks' });
   });
 
   test('kubectl create --dry-run=server stores nothing', async () => {

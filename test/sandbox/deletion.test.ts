@@ -231,6 +231,29 @@ describe('deletion through kubectl', { skip: skipWithoutKubectl }, () => {
     assert.equal(await exists(`/api/v1/namespaces/${ns}/configmaps/k-owner2`), false);
   });
 
+  test('kubectl delete --cascade=background: the owner goes, the garbage collector then deletes its dependents', async () => {
+    const owner = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'k-owner-bg' } } });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'k-owner-bg', uid: owner.metadata?.uid ?? '' };
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'k-dep-bg', ownerReferences: [ref] } } });
+    await core.createNamespacedPod({ namespace: ns, body: podManifest('k-dep-bg-pod', { metadata: { ownerReferences: [ref] } }) });
+    // A second owner keeps this dependent alive: only dependents left with no live owner are collected.
+    const other = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'k-other-owner' } } });
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'k-shared', ownerReferences: [ref, { ...ref, name: 'k-other-owner', uid: other.metadata?.uid ?? '' }] } },
+    });
+    const res = await h.kubectl(['delete', 'cm', 'k-owner-bg', '-n', ns, '--cascade=background']);
+    assert.equal(res.stdout.trim(), 'configmap "k-owner-bg" deleted', res.stderr);
+    assert.equal(await exists(`/api/v1/namespaces/${ns}/configmaps/k-owner-bg`), false, 'the owner is gone when kubectl returns');
+    await eventually(async () =>
+      !(await exists(`/api/v1/namespaces/${ns}/configmaps/k-dep-bg`)) && !(await exists(`/api/v1/namespaces/${ns}/pods/k-dep-bg-pod`)) ? true : undefined,
+    );
+    const shared = await core.readNamespacedConfigMap({ name: 'k-shared', namespace: ns });
+    assert.deepEqual(shared.metadata?.ownerReferences?.map((r) => r.name), ['k-other-owner'], 'the reference to the deleted owner is removed');
+    const gone = await h.kubectl(['get', 'pod', 'k-dep-bg-pod', '-n', ns]);
+    assert.match(gone.stderr, /Error from server \(NotFound\): pods "k-dep-bg-pod" not found/);
+  });
+
   test('kubectl delete namespace cascades', async () => {
     await h.kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kns' } }));
     await h.kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'kns' } }));

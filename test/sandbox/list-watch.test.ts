@@ -123,6 +123,34 @@ describe('paging and list resourceVersion semantics', () => {
     await core.deleteNamespacedConfigMap({ name: 'cm-00', namespace: ns });
   });
 
+  test('client-node: limit and _continue page through a label selection at one resourceVersion', async () => {
+    const pages: string[][] = [];
+    const versions = new Set<string>();
+    const remaining: (number | undefined)[] = [];
+    let token: string | undefined;
+    do {
+      const page = await core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'idx', limit: 3, ...(token ? { _continue: token } : {}) });
+      pages.push(page.items.map((c) => c.metadata?.name ?? ''));
+      versions.add(page.metadata?.resourceVersion ?? '');
+      remaining.push(page.metadata?.remainingItemCount);
+      token = page.metadata?._continue;
+      // A write between pages shows in none of them: the pages belong to the first page's resourceVersion.
+      if (pages.length === 1) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cm-between', labels: { idx: 'between' } } } });
+    } while (token);
+    assert.deepEqual(pages, [
+      ['cm-0', 'cm-1', 'cm-2'],
+      ['cm-3', 'cm-4', 'cm-5'],
+      ['cm-6', 'cm-7'],
+    ]);
+    assert.equal(versions.size, 1);
+    // remainingItemCount is only given for unfiltered lists: with a selector the server cannot count the rest.
+    assert.deepEqual(remaining, [undefined, undefined, undefined]);
+    const fresh = await core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'idx', limit: 100 });
+    assert.ok(fresh.items.some((c) => c.metadata?.name === 'cm-between'));
+    assert.equal(fresh.metadata?._continue, undefined);
+    await core.deleteNamespacedConfigMap({ name: 'cm-between', namespace: ns });
+  });
+
   test('resourceVersion=0 ignores limit; resourceVersionMatch without resourceVersion is 422; bad tokens are 400', async () => {
     const all = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=0&limit=2`);
     assert.ok(all.json.items.length > 2);
@@ -264,8 +292,13 @@ describe('list and watch through kubectl', { skip: skipWithoutKubectl }, () => {
   test('kubectl get with selectors, paging (--chunk-size) and get -w', async () => {
     const byLabel = await h.kubectl(['get', 'cm', '-n', ns, '-l', 'tier=odd', '-o', 'name']);
     assert.equal(byLabel.stdout.trim(), ['configmap/cm-1', 'configmap/cm-3', 'configmap/cm-5', 'configmap/cm-7', 'configmap/live-odd'].join('\n'));
-    const chunked = await h.kubectl(['get', 'cm', '-n', ns, '-l', 'idx', '--chunk-size=3', '-o', 'name']);
+    // -v=6 logs every request: three pages of three, the second and third asked for with a continue token.
+    const chunked = await h.kubectl(['get', 'cm', '-n', ns, '-l', 'idx', '--chunk-size=3', '-o', 'name', '-v=6']);
     assert.equal(chunked.stdout.trim().split('\n').length, 8);
+    const lists = chunked.stderr.split('\n').filter((l) => l.includes(`GET ${h.sandbox.url}/api/v1/namespaces/${ns}/configmaps?`));
+    assert.equal(lists.length, 3, chunked.stderr);
+    assert.ok(lists.every((l) => /[?&]limit=3(&|\s)/.test(l) && / 200 OK /.test(l)), lists.join('\n'));
+    assert.deepEqual(lists.map((l) => /[?&]continue=[A-Za-z0-9_-]+/.test(l)), [false, true, true]);
     const byField = await h.kubectl(['get', 'pods', '-n', ns, '--field-selector', 'spec.nodeName=node-a', '-o', 'name']);
     assert.equal(byField.stdout.trim(), 'pod/bound');
     const watching = h.kubectl(['get', 'cm', '-n', ns, '-w', '-l', 'watched=yes', '--request-timeout=2s']);
@@ -273,5 +306,49 @@ describe('list and watch through kubectl', { skip: skipWithoutKubectl }, () => {
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'watched-1', labels: { watched: 'yes' } } } });
     const out = await watching;
     assert.match(out.stdout, /watched-1\s+0\s+\d+s/);
+  });
+
+  test('kubectl get --raw of a watch from a resourceVersion replays what happened after it; timeoutSeconds ends it', async () => {
+    const rv = (await core.listNamespacedConfigMap({ namespace: ns })).metadata?.resourceVersion ?? '';
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'k-after' } } });
+    await core.patchNamespacedConfigMap({ name: 'k-after', namespace: ns, body: [{ op: 'add', path: '/data', value: { a: '1' } }] });
+    await core.deleteNamespacedConfigMap({ name: 'k-after', namespace: ns });
+    const started = Date.now();
+    const res = await h.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}&timeoutSeconds=1`]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(Date.now() - started >= 900, 'the stream stays open until timeoutSeconds');
+    const events = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as WatchLine);
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [
+      ['ADDED', 'k-after'],
+      ['MODIFIED', 'k-after'],
+      ['DELETED', 'k-after'],
+    ]);
+    assert.deepEqual(events[1]?.object.data, { a: '1' });
+  });
+
+  test('kubectl get --raw of a watch from an expired resourceVersion gets the 410 Expired ERROR event; a relist resumes', async () => {
+    const old = (await core.listNamespacedConfigMap({ namespace: ns })).metadata?.resourceVersion ?? '';
+    // More writes than the watch cache (20 events) keeps.
+    for (let i = 0; i < 12; i++) {
+      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: `k-churn-${i}` } } });
+      await core.deleteNamespacedConfigMap({ name: `k-churn-${i}`, namespace: ns });
+    }
+    const gone = await h.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${old}&timeoutSeconds=5`]);
+    assert.equal(gone.code, 0, 'the error comes inside a 200 stream');
+    const lines = gone.stdout.trim().split('\n').map((l) => JSON.parse(l) as WatchLine);
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.type, 'ERROR');
+    assert.equal(lines[0]?.object.kind, 'Status');
+    assert.equal(lines[0]?.object.code, 410);
+    assert.equal(lines[0]?.object.reason, 'Expired');
+    assert.match(lines[0]?.object.message, new RegExp(`^too old resource version: ${old} \\(\\d+\\)$`));
+    const relist = await h.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/configmaps`]);
+    const fresh = JSON.parse(relist.stdout).metadata.resourceVersion as string;
+    setTimeout(() => void core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'k-after-relist' } } }), 300);
+    const resumed = await h.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${fresh}&timeoutSeconds=1`]);
+    assert.deepEqual(
+      resumed.stdout.trim().split('\n').map((l) => { const e = JSON.parse(l) as WatchLine; return [e.type, e.object.metadata.name]; }),
+      [['ADDED', 'k-after-relist']],
+    );
   });
 });

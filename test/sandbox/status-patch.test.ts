@@ -109,6 +109,27 @@ describe('patches', () => {
     assert.deepEqual(res.json.status.conditions, [{ type: 'Ready', status: 'True' }]);
   });
 
+  test('client-node patchNamespacedPodStatus with a strategic merge patch merges conditions by type', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: podManifest('cond-client') as V1Pod });
+    const patchStatus = (conditions: object[]) =>
+      core.patchNamespacedPodStatus({ name: 'cond-client', namespace: ns, body: { status: { conditions } } }, strategic);
+    await patchStatus([{ type: 'Ready', status: 'False', reason: 'Starting' }, { type: 'example.com/gate', status: 'False' }]);
+    let pod = await patchStatus([{ type: 'example.com/gate', status: 'True' }]);
+    assert.deepEqual(pod.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [
+      ['Ready', 'False', 'Starting'],
+      ['example.com/gate', 'True', undefined],
+    ]);
+    pod = await patchStatus([{ type: 'PodScheduled', status: 'True' }]);
+    assert.deepEqual(pod.status?.conditions?.map((c) => c.type), ['PodScheduled', 'Ready', 'example.com/gate'], 'a new condition is prepended');
+    pod = await patchStatus([{ type: 'Ready', $patch: 'delete' }]);
+    assert.deepEqual(pod.status?.conditions?.map((c) => c.type), ['PodScheduled', 'example.com/gate']);
+    const stored = await core.readNamespacedPodStatus({ name: 'cond-client', namespace: ns });
+    assert.deepEqual(stored.status?.conditions?.map((c) => [c.type, c.status]), [
+      ['PodScheduled', 'True'],
+      ['example.com/gate', 'True'],
+    ]);
+  });
+
   test('a resourceVersion inside a patch is a precondition', async () => {
     const cm = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'pre' } } });
     await core.patchNamespacedConfigMap({ name: 'pre', namespace: ns, body: { data: { a: '1' } } }, merge);
@@ -194,5 +215,23 @@ describe('patches through kubectl', { skip: skipWithoutKubectl }, () => {
     assert.equal(ssa.stdout.trim(), 'deployment.apps/kd serverside-applied', ssa.stderr);
     const forced = await h.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest('three'));
     assert.equal(forced.stdout.trim(), 'deployment.apps/kd serverside-applied', forced.stderr);
+  });
+
+  test('kubectl patch --subresource=status --type=strategic merges conditions by type', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: podManifest('k-cond') as V1Pod });
+    const patchStatus = (conditions: object[]) =>
+      h.kubectl(['patch', 'pod', 'k-cond', '-n', ns, '--subresource=status', '--type=strategic', '-p', JSON.stringify({ status: { conditions } })]);
+    const first = await patchStatus([{ type: 'Ready', status: 'False', reason: 'r1' }, { type: 'example.com/X', status: 'True' }]);
+    assert.equal(first.stdout.trim(), 'pod/k-cond patched', first.stderr);
+    await patchStatus([{ type: 'Ready', status: 'True' }]);
+    await patchStatus([{ type: 'New', status: 'True' }]);
+    const shown = await h.kubectl(['get', 'pod', 'k-cond', '-n', ns, '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason};{end}']);
+    assert.equal(shown.stdout, 'New=True/;Ready=True/r1;example.com/X=True/;');
+    const removed = await patchStatus([{ type: 'New', $patch: 'delete' }]);
+    assert.equal(removed.stdout.trim(), 'pod/k-cond patched', removed.stderr);
+    const types = await h.kubectl(['get', 'pod', 'k-cond', '-n', ns, '-o', 'jsonpath={.status.conditions[*].type}']);
+    assert.equal(types.stdout, 'Ready example.com/X');
+    const unchanged = await patchStatus([{ type: 'Ready', status: 'True' }]);
+    assert.equal(unchanged.stdout.trim(), 'pod/k-cond patched (no change)');
   });
 });

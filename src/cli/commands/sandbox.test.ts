@@ -1,9 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { UsageError, type CommandIO } from '../command.ts';
 import { sandboxCommand } from './sandbox.ts';
@@ -45,4 +49,70 @@ test('podops sandbox rejects bad flags with a UsageError', async () => {
   await assert.rejects(sandboxCommand.run(['--port', '70000'], io), UsageError);
   await assert.rejects(sandboxCommand.run(['--nope'], io), (err: unknown) => err instanceof UsageError && /Unknown option '--nope'/.test(err.message));
   await assert.rejects(sandboxCommand.run(['extra'], io), UsageError);
+});
+
+/** A port nothing listens on: the kernel picks one, and it is released again. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+const kubectlPath = (process.env.PATH ?? '')
+  .split(':')
+  .map((dir) => join(dir, 'kubectl'))
+  .find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+test('podops sandbox --port N --kubeconfig PATH: client-node and kubectl load the written kubeconfig; Ctrl-C stops it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'podops-sandbox-cli-'));
+  const kubeconfigPath = join(dir, 'sandbox.kubeconfig');
+  const port = await freePort();
+  const controller = new AbortController();
+  const { io, output } = fakeIO(controller.signal);
+  const running = sandboxCommand.run(['--port', String(port), '--kubeconfig', kubeconfigPath], io);
+  try {
+    while (!output().includes('Press Ctrl-C')) await new Promise((r) => setTimeout(r, 10));
+    assert.match(output(), new RegExp(`listening on http://127\\.0\\.0\\.1:${port} \\(3 simulated nodes\\)`));
+
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfigPath);
+    assert.equal(kc.getCurrentCluster()?.server, `http://127.0.0.1:${port}`);
+    const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
+    const names = namespaces.items.map((n) => n.metadata?.name);
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+
+    await t.test('kubectl --kubeconfig PATH get namespaces', { skip: kubectlPath ? false : 'kubectl is not installed on this machine' }, async () => {
+      const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          kubectlPath ?? 'kubectl',
+          ['--kubeconfig', kubeconfigPath, `--cache-dir=${join(dir, 'kube-cache')}`, 'get', 'namespaces'],
+          { timeout: 30_000 },
+          (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+        );
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^NAME\s+STATUS\s+AGE\n/);
+      assert.match(result.stdout, /^default\s+Active\s+\d+s$/m);
+      assert.match(result.stdout, /^kube-system\s+Active\s+\d+s$/m);
+    });
+  } finally {
+    controller.abort();
+  }
+  assert.equal(await running, 0);
+  assert.match(output(), /sandbox stopped\n$/);
+  // Stopped cleanly: the port is free again.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/version`));
+  const again = createServer();
+  await new Promise<void>((done, fail) => again.once('error', fail).listen(port, '127.0.0.1', done));
+  await new Promise<void>((done) => again.close(() => done()));
+  await rm(dir, { recursive: true, force: true });
 });

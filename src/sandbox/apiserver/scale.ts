@@ -42,7 +42,8 @@ export function scaleOf(def: ResourceDefinition, parent: KubeObject): KubeObject
       resourceVersion: meta.resourceVersion,
       creationTimestamp: meta.creationTimestamp,
     },
-    spec: typeof specReplicas === 'number' ? { replicas: specReplicas } : {},
+    // autoscaling/v1 ScaleSpec.replicas is an int32 with omitempty: 0 replicas is `spec: {}`.
+    spec: typeof specReplicas === 'number' && specReplicas !== 0 ? { replicas: specReplicas } : {},
     status,
   };
 }

@@ -51,31 +51,26 @@ export function labelMapString(value: unknown): string {
     .join(',');
 }
 
-/** metav1.FormatLabelSelector: matchLabels then matchExpressions, `<none>` when empty. */
+/**
+ * metav1.FormatLabelSelector: the selector as LabelSelectorAsSelector(...).String() prints it, i.e.
+ * every requirement (matchLabels and matchExpressions alike) sorted by key and the values of
+ * `in`/`notin` sorted; `<none>` when empty.
+ */
 export function formatLabelSelector(selector: unknown): string {
   if (!isJsonObject(selector)) return none;
-  const parts: string[] = [];
-  const labels = labelMapString(selector.matchLabels);
-  if (labels) parts.push(labels);
+  const parts: { key: string; text: string }[] = [];
+  if (isJsonObject(selector.matchLabels)) {
+    for (const [key, value] of Object.entries(selector.matchLabels)) parts.push({ key, text: `${key}=${str(value)}` });
+  }
   for (const expr of objects(selector.matchExpressions)) {
     const key = str(expr.key);
-    const values = Array.isArray(expr.values) ? expr.values.map(String) : [];
-    switch (expr.operator) {
-      case 'In':
-        parts.push(`${key} in (${values.join(',')})`);
-        break;
-      case 'NotIn':
-        parts.push(`${key} notin (${values.join(',')})`);
-        break;
-      case 'Exists':
-        parts.push(key);
-        break;
-      case 'DoesNotExist':
-        parts.push(`!${key}`);
-        break;
-    }
+    const values = (Array.isArray(expr.values) ? expr.values.map(String) : []).sort().join(',');
+    const text = { In: `${key} in (${values})`, NotIn: `${key} notin (${values})`, Exists: key, DoesNotExist: `!${key}` }[str(expr.operator)];
+    if (text !== undefined) parts.push({ key, text });
   }
-  return parts.join(',') || none;
+  // Go's sort.Sort by key: byte order, which for the ASCII of label keys is code-unit order.
+  parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return parts.map((p) => p.text).join(',') || none;
 }
 
 /** Names and images of a pod template's containers, comma-joined (the wide Containers/Images columns). */
