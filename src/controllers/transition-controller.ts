@@ -1,8 +1,9 @@
 // The PodTransitionRule controller: a driver of src/transition. Per rule it evaluates the selected pods
-// (sending the webhook requests the evaluation asks for), writes the status through /status, mirrors each
-// pod's detail into its `detail.podtransitionrule.kusionstack.io/<rule>` annotation, keeps the rule's
-// finalizer so the annotations are cleaned when it is deleted, and records events when a pod's verdict
-// changes. The lifecycle controller reads the verdicts from the same cache (TransitionRuleChecker).
+// (starting the webhook requests the evaluation asks for in the background: a reconcile never waits for
+// a rule server, the call's end requeues the rule), writes the status through /status, mirrors each pod's
+// detail into its `detail.podtransitionrule.kusionstack.io/<rule>` annotation, keeps the rule's finalizer
+// so the annotations are cleaned when it is deleted, and records events when a pod's verdict changes.
+// The lifecycle controller reads the verdicts from the same cache (TransitionRuleChecker).
 
 import type { Pod } from '../api/kube.ts';
 import { PTR_API_VERSION, PTR_KIND, PTR_PLURAL, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
@@ -18,7 +19,9 @@ import type { TransitionVerdict } from '../lifecycle/controller.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { parseSkipRuleTypes } from '../transition/rules.ts';
 import { detailAnnotationValue, transitionVerdict } from '../transition/verdict.ts';
+import type { Evaluation } from '../transition/evaluate.ts';
 import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
+import type { CallManager } from '../transition/webhook/call-manager.ts';
 import { ruleKeyOf, type PollManager } from '../transition/webhook/poll-manager.ts';
 import type { TransitionChecker } from './lifecycle-controller.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
@@ -45,6 +48,8 @@ export interface TransitionControllerOptions {
   rules: Informer<PodTransitionRule>;
   pods: Informer<Pod>;
   polls: PollManager;
+  /** First requests; its onAnswered must requeue the rule. */
+  calls: CallManager;
   events?: EventRecorder;
   /** The value of SKIP_POD_TRANSITION_RULES (rule types to ignore). */
   skipRuleTypes?: string;
@@ -87,34 +92,44 @@ export class TransitionReconciler implements Reconciler {
   }
 
   async #evaluate(key: string, rule: PodTransitionRule): Promise<Result | void> {
-    const { client, pods, polls } = this.#options;
+    const { client, pods, polls, calls } = this.#options;
     const now = (this.#options.now ?? nowNanos)();
-    const evaluation = await evaluateWithWebhooks({ ptr: rule, pods: pods.list(rule.metadata.namespace), now, skipRuleTypes: this.#skip }, { polls });
+    const evaluation = evaluateWithWebhooks({ ptr: rule, pods: pods.list(rule.metadata.namespace), now, skipRuleTypes: this.#skip }, { polls, calls });
     for (const warning of evaluation.warnings) this.#log.warn({ rule: key, warning }, 'podtransitionrule problem');
     for (const ignored of evaluation.ignored) {
-      this.#options.events?.event(rule, 'Warning', 'WebhookFailureIgnored', `rule ${ignored.rule}: ${ignored.error} (failurePolicy Ignore; pods passed: ${ignored.pods.join(', ')})`);
+      const message = `rule ${ignored.rule}: ${ignored.error} (failurePolicy Ignore; pods passed: ${ignored.pods.join(', ')})`;
+      this.#options.events?.event({ ...rule, apiVersion: PTR_API_VERSION, kind: PTR_KIND }, 'Warning', 'WebhookFailureIgnored', message);
     }
     let current = rule;
     if (evaluation.changed) {
       const next = { ...rule, apiVersion: PTR_API_VERSION, kind: PTR_KIND, status: evaluation.status };
       current = await client.replace<PodTransitionRule>(PODTRANSITIONRULES, next, { subresource: 'status' });
       this.#expectations.expect(key, current.metadata.resourceVersion);
-      this.#recordVerdictChanges(rule, evaluation.status.details);
+      this.#recordVerdictChanges(rule, evaluation);
     }
     await this.#syncDetailAnnotations(rule.status?.targets ?? [], { ...current, status: evaluation.status });
-    if (evaluation.requeue) return { requeue: true };
-    return evaluation.requeueAfterMs !== undefined ? { requeueAfterMs: evaluation.requeueAfterMs } : undefined;
+    // As controller-runtime: a delay wins over a backoff requeue.
+    const result: Result = {
+      ...(evaluation.requeue ? { requeue: true } : {}),
+      ...(evaluation.requeueAfterMs !== undefined ? { requeueAfterMs: evaluation.requeueAfterMs } : {}),
+    };
+    return Object.keys(result).length > 0 ? result : undefined;
   }
 
-  #recordVerdictChanges(previous: PodTransitionRule, details: readonly PodTransitionDetail[] | undefined): void {
+  /** An event per pod whose verdict changed; a pod that only waits for a webhook answer has no verdict yet. */
+  #recordVerdictChanges(previous: PodTransitionRule, evaluation: Evaluation): void {
     const events = this.#options.events;
     if (!events) return;
     const ruleName = previous.metadata.name ?? '';
+    const details = evaluation.status.details;
+    const waiting = new Set(evaluation.waiting.map((w) => JSON.stringify([w.stage, w.pod])));
     for (const detail of details ?? []) {
       const podName = detail.name ?? '';
       if (verdictOf(previous.status?.details, podName) === verdictOf(details, podName)) continue;
-      const pod = this.#options.pods.get(previous.metadata.namespace, podName);
-      if (!pod) continue;
+      if (waiting.has(JSON.stringify([detail.stage, podName]))) continue;
+      const cached = this.#options.pods.get(previous.metadata.namespace, podName);
+      if (!cached) continue;
+      const pod = { ...cached, apiVersion: 'v1', kind: 'Pod' };
       if (detail.passed) events.event(pod, 'Normal', 'TransitionPassed', `PodTransitionRule ${ruleName} passed stage ${detail.stage ?? ''}`);
       else {
         const reasons = (detail.rejectInfo ?? []).map((r) => `${r.ruleName ?? ''}: ${r.reason ?? ''}`).join('; ');
@@ -145,8 +160,9 @@ export class TransitionReconciler implements Reconciler {
     }
   }
 
-  /** A rule being deleted: drop its annotations from the pods, forget its polls, release the finalizer. */
+  /** A rule being deleted: drop its annotations from the pods, forget its calls and polls, release the finalizer. */
   async #finalize(rule: PodTransitionRule): Promise<void> {
+    this.#options.calls.forget(rule);
     const namespace = rule.metadata.namespace ?? '';
     const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
     await this.#annotate(namespace, annotation, new Map((rule.status?.targets ?? []).map((pod) => [pod, null])));

@@ -24,6 +24,7 @@ import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler } from '../controllers/l
 import { PODTRANSITIONRULES, TRANSITION_CONTROLLER_NAME, TransitionReconciler, TransitionRuleChecker } from '../controllers/transition-controller.ts';
 import { PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
+import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../webhook/podtransitionrule.ts';
 import { POD_DELETION_CONTROLLER_NAME, PodDeletionReconciler, wantsDeletion } from '../controllers/pod-deletion-controller.ts';
@@ -97,6 +98,10 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     reconciler: new LifecycleReconciler({ client, pods, events, logger: log, transitions: new TransitionRuleChecker(rules) }),
   });
   const deletion = new Controller({ name: POD_DELETION_CONTROLLER_NAME, workers: 5, metrics, logger: log, reconciler: new PodDeletionReconciler({ client, pods, events }) });
+  // Polls and first requests run in the background; each one's end requeues its rule. An open call would keep
+  // the process alive for up to its 30 s deadline after shutdown: both stop with the manager.
+  const webhookCalls = new CallManager({ onAnswered: (owner) => transitions.enqueue(keyOf(owner.namespace, owner.name)) });
+  const webhookPolls = new PollManager({ onPolled: (task) => transitions.enqueue(keyOf(task.namespace, task.name)) });
   const transitions: Controller = new Controller({
     name: TRANSITION_CONTROLLER_NAME,
     workers: 5,
@@ -109,7 +114,8 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       events,
       logger: log,
       skipRuleTypes: options.skipTransitionRuleTypes,
-      polls: new PollManager({ onPolled: (task) => transitions.enqueue(keyOf(task.namespace, task.name)) }),
+      polls: webhookPolls,
+      calls: webhookCalls,
     }),
   });
   const podKey = (pod: Pod): string => keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
@@ -230,7 +236,11 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       }),
     );
   }
-  const done = manager.run(signal).finally(() => events.flush());
+  const done = manager.run(signal).finally(() => {
+    webhookCalls.stop();
+    webhookPolls.stop();
+    return events.flush();
+  });
   return { done, webhookAddress, registry, manager };
 }
 

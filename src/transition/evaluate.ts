@@ -1,13 +1,13 @@
 // One evaluation of a PodTransitionRule: select the pods, run each stage, and merge the stages into the
 // new status (kuperator-reference 4.5 steps 6-7). Pure: time, CollaSet lookups, poll results and the
-// answers to first requests are inputs; first requests to send and poll tasks to start or forget are
-// outputs. webhook/driver.ts runs the I/O around it.
+// states of first requests (in flight or answered) are inputs; first requests to start, answers to keep
+// and poll tasks to start or forget are outputs. webhook/driver.ts runs the I/O around it.
 
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Pod } from '../api/kube.ts';
 import type { PodTransitionDetail, PodTransitionRule, PodTransitionRuleStatus, RuleState } from '../api/podtransitionrule.ts';
-import { TRANSITION_STAGES } from '../api/protocol.ts';
+import { TRANSITION_STAGES, type TransitionStage } from '../api/protocol.ts';
 import { compileLabelSelector, LabelSelectorError } from '../api/selector.ts';
 import { transitionStages } from '../lifecycle/controller.ts';
 import { rfc3339FromNanos, type Nanos } from '../lifecycle/time.ts';
@@ -27,7 +27,7 @@ export interface EvaluationInput {
   collaSets?: CollaSetLookup;
   /** The poll manager's results. Default: none (as after a restart). */
   polls?: PollResults;
-  /** Answers to the `calls` of an earlier pass, by rule index. */
+  /** The first request of each webhook rule that has one in flight or answered, by rule index. */
   webhookOutcomes?: ReadonlyMap<number, WebhookCallOutcome>;
   /** Trace IDs of first requests. Default: random UUID v4. */
   newTraceId?: () => string;
@@ -46,10 +46,14 @@ export interface Evaluation {
   /** Problems that retrying does not fix (bad selector, bad skip annotation), for logs. */
   warnings: string[];
   /**
-   * First requests to send. While any is pending the evaluation is incomplete: send them, then
-   * evaluate again with their outcomes (webhook/driver.ts does this); never write an incomplete status.
+   * First requests to start in the background (each replaces its rule's answered call). Their pods wait,
+   * rejected with `Waiting for webhook <key> response, traceId <t>`, until an evaluation gets the answer.
    */
   calls: WebhookCall[];
+  /** Rules (by index) whose answered call stands: keep it. Every other answered call given is used up. */
+  keptAnswers: number[];
+  /** Pods whose detail is rejected only while they wait for a webhook answer: no decision yet. */
+  waiting: { stage: TransitionStage; pod: string }[];
   /** Poll tasks to register with the poll manager (new tasks, and tasks whose result a restart lost). */
   startPolls: PollTaskSpec[];
   /** Poll tasks the manager can drop. */
@@ -95,6 +99,8 @@ export function evaluate(input: EvaluationInput): Evaluation {
     errors: [],
     warnings,
     calls: [],
+    keptAnswers: [],
+    waiting: [],
     startPolls: [],
     forgetPolls: [],
     ignored: [],
@@ -131,6 +137,8 @@ export function evaluate(input: EvaluationInput): Evaluation {
     evaluation.errors.push(...result.errors);
     if (result.intervalMs !== undefined) evaluation.requeueAfterMs = Math.min(evaluation.requeueAfterMs ?? Infinity, result.intervalMs);
     evaluation.calls.push(...result.calls);
+    evaluation.keptAnswers.push(...result.keptAnswers);
+    for (const pod of [...result.waiting].sort()) evaluation.waiting.push({ stage, pod });
     evaluation.startPolls.push(...result.startPolls);
     evaluation.forgetPolls.push(...result.forgetPolls);
     evaluation.ignored.push(...result.ignored);

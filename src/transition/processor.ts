@@ -41,6 +41,7 @@ export interface StageInput {
   now: Nanos;
   collaSets: CollaSetLookup;
   polls: PollResults;
+  /** The state of each webhook rule's first request, by rule index. */
   webhookOutcomes: ReadonlyMap<number, WebhookCallOutcome>;
   newTraceId: () => string;
 }
@@ -53,6 +54,10 @@ export interface StageResult {
   errors: RuleError[];
   intervalMs?: number;
   calls: WebhookCall[];
+  /** Rule indices whose answered call stands for later evaluations. */
+  keptAnswers: number[];
+  /** In-stage pods whose rejection is a wait for a webhook answer. */
+  waiting: Set<string>;
   startPolls: PollTaskSpec[];
   forgetPolls: PollTaskRef[];
   ignored: IgnoredFailure[];
@@ -67,6 +72,8 @@ export function processStage(input: StageInput): StageResult {
     ruleStates: [],
     errors: [],
     calls: [],
+    keptAnswers: [],
+    waiting: new Set(),
     startPolls: [],
     forgetPolls: [],
     ignored: [],
@@ -106,6 +113,7 @@ export function processStage(input: StageInput): StageResult {
       passedBefore: (name) => input.passedBefore.get(name)?.has(ruleName) ?? false,
     };
     let outcome: RuleResult;
+    let waiting: ReadonlySet<string> = new Set();
     if (filterError !== undefined) {
       outcome = { passed: new Set(), rejected: new Map(context.subjects.map((name) => [name, filterError])), error: filterError };
     } else if (type === 'webhook') {
@@ -123,6 +131,8 @@ export function processStage(input: StageInput): StageResult {
       });
       result.ruleStates.push(webhook.ruleState);
       if (webhook.call) result.calls.push(webhook.call);
+      if (webhook.keepAnswer) result.keptAnswers.push(index);
+      waiting = webhook.waiting;
       result.startPolls.push(...webhook.startPolls);
       result.forgetPolls.push(...webhook.forgetPolls);
       result.ignored.push(...webhook.ignored);
@@ -138,7 +148,11 @@ export function processStage(input: StageInput): StageResult {
     if (outcome.error !== undefined) result.errors.push({ stage, rule: ruleName, message: outcome.error });
     if (outcome.intervalMs !== undefined) result.intervalMs = Math.min(result.intervalMs ?? Infinity, outcome.intervalMs);
     for (const name of outcome.passed) result.passedRules.get(name)?.add(ruleName);
-    for (const [name, reason] of outcome.rejected) result.rejected.set(name, { ruleName, reason });
+    for (const [name, reason] of outcome.rejected) {
+      result.rejected.set(name, { ruleName, reason });
+      if (waiting.has(name)) result.waiting.add(name);
+      else result.waiting.delete(name);
+    }
     processing = new Set([...outcome.passed, ...skipped]);
   }
   return result;

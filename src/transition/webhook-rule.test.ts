@@ -1,5 +1,7 @@
-// The webhook rule's decisions, pure: first-request outcomes and poll results are given, and the
-// expected reject reasons, task states, poll commands and retries are upstream's (kuperator-reference 4.8).
+// The webhook rule's decisions, pure: the first request's state (in flight or answered) and poll results
+// are given, and the expected reject reasons, task states, poll commands and retries are upstream's
+// (kuperator-reference 4.8); the waiting and the 5 s a rejection stands are podops' (first requests run
+// in the background).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -83,10 +85,11 @@ describe('webhook rule: the first request', () => {
     assert.equal(reasons(evaluation).a, `Waiting for webhook ${KEY} response, traceId t1`);
   });
 
-  test('success: every requested pod passes, finishedNames ignored', () => {
+  test('success: every requested pod passes, finishedNames ignored; the answer is used up', () => {
     const evaluation = run({ outcome: response({ success: true, finishedNames: ['a'] }) });
     assert.deepEqual(reasons(evaluation), { a: 'passed', b: 'passed', c: 'passed' });
     assert.deepEqual(evaluation.calls, []);
+    assert.deepEqual(evaluation.keptAnswers, []);
     assert.deepEqual(evaluation.status.ruleStates, [{ name: 'w', webhookStatus: {} }]);
     assert.equal(evaluation.requeue, false);
   });
@@ -97,6 +100,27 @@ describe('webhook rule: the first request', () => {
     assert.deepEqual(reasons(evaluation), { a: reason, b: reason, c: reason });
     assert.equal(evaluation.requeueAfterMs, 5000);
     assert.equal(evaluation.requeue, false);
+    assert.deepEqual(evaluation.keptAnswers, [0]);
+    assert.deepEqual(evaluation.waiting, []);
+  });
+
+  test('a rejection stands for 5 s after the answer: the same reasons and no request; then every pod is asked again', () => {
+    const rejected = { ...response({ success: false, message: 'not now' }), answeredAt: NOW };
+    const within = run({ outcome: rejected, now: NOW + 3n * SECOND });
+    assert.equal(reasons(within).a, `Webhook check ${KEY} rejected, traceId t1, taskId , msg: not now`);
+    assert.deepEqual(within.calls, []);
+    assert.equal(within.requeueAfterMs, 2000);
+    assert.deepEqual(within.keptAnswers, [0]);
+    const due = run({ outcome: rejected, now: NOW + 5n * SECOND });
+    assert.deepEqual(due.calls[0]?.pods, ['a', 'b', 'c']);
+    assert.deepEqual(due.keptAnswers, []);
+    assert.equal(reasons(due).a, `Waiting for webhook ${KEY} response, traceId t1`);
+  });
+
+  test('a rejection with pods that were not asked: one new request for all of them at once', () => {
+    const evaluation = run({ outcome: { ...response({ success: false }), pods: ['a', 'b'], answeredAt: NOW } });
+    assert.deepEqual(evaluation.calls[0]?.pods, ['a', 'b', 'c']);
+    assert.deepEqual(evaluation.keptAnswers, []);
   });
 
   test('partial: success false with finishedNames passes those; names outside the request are ignored', () => {
@@ -119,21 +143,40 @@ describe('webhook rule: the first request', () => {
     assert.equal(evaluation.requeue, true);
   });
 
-  test('an answer for other pods is not used: the call is asked again', () => {
-    const evaluation = run({ outcome: { ...response({ success: true }), pods: ['a'] } });
-    assert.deepEqual(evaluation.calls[0]?.pods, ['a', 'b', 'c']);
+  test('an answer decides the pods it asked about; pods added since are asked in a new request', () => {
+    const evaluation = run({ outcome: { ...response({ success: true }), pods: ['a', 'gone'] } });
+    assert.equal(reasons(evaluation).a, 'passed');
+    assert.deepEqual(evaluation.calls[0]?.pods, ['b', 'c']);
+    assert.equal(reasons(evaluation).b, `Waiting for webhook ${KEY} response, traceId t1`);
+    assert.deepEqual(evaluation.keptAnswers, []);
+  });
+
+  test('a request in flight: its pods wait under its trace ID, later pods wait to be asked, nothing new is sent', () => {
+    const evaluation = run({ outcome: { traceId: 'in-flight', pods: ['a', 'b'], pending: true } });
+    assert.deepEqual(reasons(evaluation), {
+      a: `Waiting for webhook ${KEY} response, traceId in-flight`,
+      b: `Waiting for webhook ${KEY} response, traceId in-flight`,
+      c: `Waiting for webhook ${KEY} to answer traceId in-flight before asking`,
+    });
+    assert.deepEqual(evaluation.calls, []);
+    assert.deepEqual(evaluation.waiting.map((w) => w.pod), ['a', 'b', 'c']);
+    assert.equal(evaluation.requeue, false);
+    assert.equal(evaluation.requeueAfterMs, undefined);
   });
 });
 
 describe('webhook rule: failed calls and failurePolicy', () => {
   const failed: WebhookCallOutcome = { traceId: 't1', pods: ['a', 'b', 'c'], error: 'connect ECONNREFUSED 127.0.0.1:9' };
 
-  test('Fail (the default): every pod rejected with the error, an error for backoff', () => {
-    const evaluation = run({ outcome: failed });
+  test('Fail (the default): every pod rejected with the error, an error; the failure stands for 5 s', () => {
+    const evaluation = run({ outcome: { ...failed, answeredAt: NOW - SECOND } });
     const reason = `Fail to do webhook request ${KEY}, connect ECONNREFUSED 127.0.0.1:9, traceId t1`;
     assert.deepEqual(reasons(evaluation), { a: reason, b: reason, c: reason });
     assert.deepEqual(evaluation.errors, [{ stage: 'PreCheck', rule: 'w', message: reason }]);
     assert.deepEqual(evaluation.ignored, []);
+    assert.equal(evaluation.requeueAfterMs, 4000);
+    assert.deepEqual(evaluation.keptAnswers, [0]);
+    assert.deepEqual(run({ outcome: { ...failed, answeredAt: NOW - 5n * SECOND } }).calls[0]?.pods, ['a', 'b', 'c']);
   });
 
   test('Ignore: the pods pass and the evaluation reports what was ignored', () => {
@@ -141,6 +184,7 @@ describe('webhook rule: failed calls and failurePolicy', () => {
     assert.deepEqual(reasons(evaluation), { a: 'passed', b: 'passed', c: 'passed' });
     assert.deepEqual(evaluation.ignored, [{ stage: 'PreCheck', rule: 'w', pods: ['a', 'b', 'c'], error: 'connect ECONNREFUSED 127.0.0.1:9' }]);
     assert.equal(evaluation.requeue, false);
+    assert.deepEqual(evaluation.keptAnswers, [], 'the passes are in status now: the answer is used up');
   });
 
   test('a polling answer without task ID is a bad response: rejected (Fail) or ignored (Ignore)', () => {
@@ -172,6 +216,7 @@ describe('webhook rule: poll tasks', () => {
       taskStates: [{ taskId: 'tk', processing: ['b', 'c'], approved: ['a'], beginTime: '2024-06-04T12:58:05Z', message: 'accepted' }],
     });
     assert.equal(evaluation.requeueAfterMs, undefined);
+    assert.deepEqual(evaluation.keptAnswers, []);
   });
 
   test('async with the trace ID as task and rawQueryKey trace-id', () => {

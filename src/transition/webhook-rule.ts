@@ -1,7 +1,9 @@
 // The webhook rule, pure (kuperator-reference 4.8): it reads the rule's task states from the previous
-// status and the poll manager's results (passed in), decides every subject, and says which first request
-// to send and which poll tasks to start or forget. The driver in webhook/ performs the I/O and feeds the
-// first request's outcome back into the next evaluation.
+// status, the poll manager's results and the state of the rule's first request (all passed in), decides
+// every subject, and says which first request to start and which poll tasks to start or forget. The
+// first request runs in the background (webhook/call-manager.ts): its pods wait until a later evaluation
+// is given the answer. A rejection or a failed call stands for REJECTED_RETRY_MS, then the pods are asked
+// again; any other answer is turned into status (passes, a poll task) by the evaluation that reads it.
 
 import type { RuleState, TaskInfo, TransitionRule, WebhookRequest, WebhookResponse } from '../api/podtransitionrule.ts';
 import type { TransitionStage } from '../api/protocol.ts';
@@ -13,7 +15,7 @@ import { buildWebhookRequest, pollUrl, responseTaskId, wantsPolling } from './wi
 
 /** Finished tasks stay in `history` this long after their last poll. */
 export const HISTORY_RETENTION_MS = 10 * 60 * 1000;
-/** Upstream asks to be evaluated again this long after a `success: false` answer. */
+/** A `success: false` answer (as upstream's requeue) or a failed call (under Fail) stands this long; then the pods are asked again. */
 export const REJECTED_RETRY_MS = 5000;
 /** Message of a task whose failure failurePolicy Ignore let pass. */
 export const IGNORED_PREFIX = 'ignored by failurePolicy Ignore: ';
@@ -57,7 +59,7 @@ export interface PollTaskRef {
   taskId: string;
 }
 
-/** A first request the driver must send before the evaluation is complete. */
+/** A first request to start. */
 export interface WebhookCall {
   stage: TransitionStage;
   /** Position of the rule in spec.rules (identifies it even when names repeat). */
@@ -70,10 +72,11 @@ export interface WebhookCall {
   request: WebhookRequest;
 }
 
-/** The driver's answer to a WebhookCall: the parsed response, or why there is none. */
-export type WebhookCallOutcome =
-  | { traceId: string; pods: readonly string[]; response: WebhookResponse }
-  | { traceId: string; pods: readonly string[]; error: string };
+/** The parsed answer to a first request, or why there is none. */
+export type WebhookAnswer = { response: WebhookResponse } | { error: string };
+
+/** What became of a rule's first request: still in flight (`pending`), or its answer, received at `answeredAt` (default: now). */
+export type WebhookCallOutcome = { traceId: string; pods: readonly string[] } & ({ pending: true } | ({ answeredAt?: Nanos } & WebhookAnswer));
 
 /** Pods let through by failurePolicy Ignore despite a failed call: the controller emits an event. */
 export interface IgnoredFailure {
@@ -93,14 +96,19 @@ export interface WebhookRuleInput {
   previous: RuleState | undefined;
   now: Nanos;
   polls: PollResults;
-  /** The outcome of this rule's first request from an earlier pass of the same evaluation. */
+  /** The rule's first request, if one is in flight or answered. */
   outcome: WebhookCallOutcome | undefined;
   newTraceId: () => string;
 }
 
 export interface WebhookRuleResult extends RuleResult {
   ruleState: RuleState;
+  /** A first request to start (it replaces the rule's answered call, if any). */
   call?: WebhookCall;
+  /** The answered call stands (a rejection or failure within its retry delay): keep it for the next evaluations. */
+  keepAnswer: boolean;
+  /** Subjects rejected only while they wait for an answer (not a decision). */
+  waiting: Set<string>;
   startPolls: PollTaskSpec[];
   forgetPolls: PollTaskRef[];
   ignored: IgnoredFailure[];
@@ -122,6 +130,8 @@ export function webhookRule(input: WebhookRuleInput): WebhookRuleResult {
     passed: new Set(),
     rejected: new Map(),
     ruleState: { name: context.ruleName },
+    keepAnswer: false,
+    waiting: new Set(),
     startPolls: [],
     forgetPolls: [],
     ignored: [],
@@ -219,33 +229,87 @@ export function webhookRule(input: WebhookRuleInput): WebhookRuleResult {
 
   const pods = sorted(effective);
   const outcome = input.outcome;
-  if (outcome === undefined || outcome.pods.length !== pods.length || outcome.pods.some((name, i) => name !== pods[i])) {
+  const asked = new Set(outcome?.pods ?? []);
+  const ask = (subjects: string[]): void => {
     const traceId = input.newTraceId();
     try {
-      const request = buildWebhookRequest(rule, key, pods, context.targets, traceId);
+      const request = buildWebhookRequest(rule, key, subjects, context.targets, traceId);
       const url = webhook.clientConfig?.url ?? '';
-      out.call = { stage: input.stage, ruleIndex: input.ruleIndex, ruleKey: key, url, caBundle: webhook.clientConfig?.caBundle ?? '', pods, request };
-      for (const name of pods) out.rejected.set(name, `Waiting for webhook ${key} response, traceId ${traceId}`);
+      out.call = { stage: input.stage, ruleIndex: input.ruleIndex, ruleKey: key, url, caBundle: webhook.clientConfig?.caBundle ?? '', pods: subjects, request };
+      for (const name of subjects) {
+        out.rejected.set(name, `Waiting for webhook ${key} response, traceId ${traceId}`);
+        out.waiting.add(name);
+      }
     } catch (err) {
       if (!(err instanceof ParameterError)) throw err;
       const reason = `Fail to do webhook request ${key}, ${err.message}, traceId ${traceId}`;
-      for (const name of pods) out.rejected.set(name, reason);
+      for (const name of subjects) out.rejected.set(name, reason);
       out.error = reason;
+    }
+  };
+  if (outcome === undefined) {
+    ask(pods);
+    return finish();
+  }
+  if ('pending' in outcome) {
+    // One request per rule at a time: pods that came after it are asked once it is answered.
+    for (const name of pods) {
+      const reason = asked.has(name) ? `Waiting for webhook ${key} response, traceId ${outcome.traceId}` : `Waiting for webhook ${key} to answer traceId ${outcome.traceId} before asking`;
+      out.rejected.set(name, reason);
+      out.waiting.add(name);
     }
     return finish();
   }
+  const answered = pods.filter((name) => asked.has(name));
+  const unasked = pods.filter((name) => !asked.has(name));
+  if (standsForRetry(outcome, ignoreFailures, poll !== undefined)) {
+    const dueInMs = millisFromNanos((outcome.answeredAt ?? now) - now) + REJECTED_RETRY_MS;
+    // Due, or new pods to ask: one new request for every subject replaces the answer.
+    if (dueInMs <= 0 || unasked.length > 0) {
+      ask(pods);
+      return finish();
+    }
+    out.keepAnswer = true;
+    out.intervalMs = Math.min(dueInMs, REJECTED_RETRY_MS);
+  } else if (unasked.length > 0) {
+    ask(unasked);
+  }
+  applyAnswer(input, outcome, answered, out, tasks, ignoreFailures ? ignore : undefined);
+  return finish();
+}
 
-  const { traceId } = outcome;
+/** A rejection, or a failure the failurePolicy does not ignore: it stands until its retry, then the pods are asked again. */
+function standsForRetry(answer: WebhookAnswer, ignoreFailures: boolean, canPoll: boolean): boolean {
+  if ('error' in answer) return !ignoreFailures;
+  const { response } = answer;
+  if (!response.success) return true;
+  if (!wantsPolling(response)) return false;
+  return responseTaskId(response) === '' ? !ignoreFailures : !canPoll;
+}
+
+/** Decides the answered `pods` of the rule by the answer to their request. */
+function applyAnswer(
+  input: WebhookRuleInput,
+  answer: { traceId: string } & WebhookAnswer,
+  pods: readonly string[],
+  out: WebhookRuleResult,
+  tasks: TaskInfo[],
+  /** Under failurePolicy Ignore: lets failed pods pass. */
+  ignore: ((pods: readonly string[], error: string) => void) | undefined,
+): void {
+  if (pods.length === 0) return;
+  const key = input.context.ruleKey;
+  const { traceId } = answer;
   const failAll = (reason: string): void => {
     for (const name of pods) out.rejected.set(name, reason);
     out.error = reason;
   };
-  if ('error' in outcome) {
-    if (ignoreFailures) ignore(pods, outcome.error);
-    else failAll(`Fail to do webhook request ${key}, ${outcome.error}, traceId ${traceId}`);
-    return finish();
+  if ('error' in answer) {
+    if (ignore) ignore(pods, answer.error);
+    else failAll(`Fail to do webhook request ${key}, ${answer.error}, traceId ${traceId}`);
+    return;
   }
-  const response = outcome.response;
+  const response = answer.response;
   const finished = new Set(response.finishedNames ?? []);
   const approved = pods.filter((name) => finished.has(name));
   const processing = pods.filter((name) => !finished.has(name));
@@ -253,32 +317,30 @@ export function webhookRule(input: WebhookRuleInput): WebhookRuleResult {
   if (!response.success) {
     for (const name of approved) out.passed.add(name);
     for (const name of processing) out.rejected.set(name, `Webhook check ${key} rejected, traceId ${traceId}, taskId ${taskId}, msg: ${response.message}`);
-    out.intervalMs = REJECTED_RETRY_MS;
-    return finish();
+    return;
   }
   if (!wantsPolling(response)) {
     for (const name of pods) out.passed.add(name);
-    return finish();
+    return;
   }
   if (taskId === '') {
     const reason = `Invalid empty taskID, request trace ${traceId}`;
-    if (ignoreFailures) ignore(pods, reason);
+    if (ignore) ignore(pods, reason);
     else failAll(reason);
-    return finish();
+    return;
   }
-  if (poll === undefined) {
+  if (effectivePoll(input.rule.webhook?.clientConfig?.poll) === undefined) {
     failAll(`Fail to get ${key} polling config , null polling config in rule ${key}`);
-    return finish();
+    return;
   }
   for (const name of approved) out.passed.add(name);
   if (processing.length > 0) {
     out.startPolls.push(pollSpec(input, taskId));
-    tasks.push({ taskId, processing, approved, beginTime: rfc3339FromNanos(now), message: response.message });
+    tasks.push({ taskId, processing, approved, beginTime: rfc3339FromNanos(input.now), message: response.message });
     for (const name of processing) {
       out.rejected.set(name, `Polling task ${key} initialized, will polling by taskId ${taskId}, msg: ${response.message}`);
     }
   }
-  return finish();
 }
 
 function pollSpec(input: WebhookRuleInput, taskId: string): PollTaskSpec {

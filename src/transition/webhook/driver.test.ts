@@ -1,5 +1,6 @@
 // Upstream's webhook-rule scenarios end to end, against real rule servers on 127.0.0.1: a small loop
-// plays the controller (evaluate, write the status, wait for the poll manager's notification).
+// plays the controller (evaluate, keep the status, evaluate again when a first request is answered or
+// the poll manager has polled).
 
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -8,13 +9,14 @@ import type { PodTransitionRule, TransitionRule, TransitionRuleWebhook, WebhookR
 import { nanosFromMillis } from '../../lifecycle/time.ts';
 import type { Evaluation } from '../evaluate.ts';
 import { ptr, stagePod } from '../fixtures.test-support.ts';
+import { CallManager } from './call-manager.ts';
 import { evaluateWithWebhooks } from './driver.ts';
 import { PollManager } from './poll-manager.ts';
 import { closedPort, json, otherPki, startRuleServer, testPki, type Handler, type RuleServer } from './rule-server.test-support.ts';
 
 const SECOND_MS = 40;
 const servers: RuleServer[] = [];
-const managers: PollManager[] = [];
+const managers: { stop(): void }[] = [];
 after(async () => {
   for (const m of managers) m.stop();
   await Promise.all(servers.map((s) => s.close()));
@@ -25,36 +27,61 @@ const serve = async (handler: Handler, tls?: Awaited<ReturnType<typeof testPki>>
   return server;
 };
 const podsOf = (request: { body: string }): string[] => (JSON.parse(request.body) as WebhookRequest).resources.map((r) => r.name);
+const clock = (): bigint => nanosFromMillis(Date.now());
 
-/** Plays the PodTransitionRule controller for one rule: evaluate, keep the status, requeue on poll notifications. */
-function controller(webhook: TransitionRuleWebhook, options: { requestTimeoutMs?: number; name?: string } = {}) {
-  let notify: (() => void) | undefined;
-  const polls = new PollManager({ secondMs: SECOND_MS, requestTimeoutMs: options.requestTimeoutMs ?? 2000, onPolled: () => notify?.() });
-  managers.push(polls);
+/** Plays the PodTransitionRule controller for one rule: evaluate, keep the status, requeue on answers and polls. */
+function controller(webhook: TransitionRuleWebhook | TransitionRule[], options: { requestTimeoutMs?: number; name?: string } = {}) {
+  let polled: (() => void) | undefined;
+  let answered: (() => void) | undefined;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 2000;
+  const managersFor = () => {
+    const m = {
+      polls: new PollManager({ secondMs: SECOND_MS, requestTimeoutMs, onPolled: () => polled?.() }),
+      calls: new CallManager({ requestTimeoutMs, clock, onAnswered: () => answered?.() }),
+    };
+    managers.push(m.polls, m.calls);
+    return m;
+  };
   let traces = 0;
   const state = {
-    rule: ptr([{ name: 'w', webhook }], { name: options.name ?? 'ptr' }) as PodTransitionRule,
-    polls,
-    async reconcile(pods: Pod[]): Promise<Evaluation> {
-      const evaluation = await evaluateWithWebhooks(
-        { ptr: state.rule, pods, now: nanosFromMillis(Date.now()) },
-        { polls: state.polls, newTraceId: () => `trace-${++traces}`, request: { timeoutMs: options.requestTimeoutMs ?? 2000 } },
+    rule: ptr(Array.isArray(webhook) ? webhook : [{ name: 'w', webhook }], { name: options.name ?? 'ptr' }) as PodTransitionRule,
+    ...managersFor(),
+    /** One reconcile: returns at once, whatever the rule servers do. `laterMs` moves the evaluation's clock. */
+    evaluate(pods: Pod[], laterMs = 0): Evaluation {
+      const evaluation = evaluateWithWebhooks(
+        { ptr: state.rule, pods, now: nanosFromMillis(Date.now() + laterMs) },
+        { polls: state.polls, calls: state.calls, newTraceId: () => `trace-${++traces}` },
       );
       state.rule = { ...state.rule, status: evaluation.status };
       return evaluation;
     },
-    nextPoll: (): Promise<void> => new Promise((resolve) => (notify = resolve)),
-    /** Replaces the poll manager, as a restart of the operator does. */
+    /** Reconciles until no first request is in flight, as the requeue on each answer does. */
+    async reconcile(pods: Pod[]): Promise<Evaluation> {
+      for (;;) {
+        const next = new Promise<void>((resolve) => (answered = resolve));
+        const evaluation = state.evaluate(pods);
+        if (state.calls.inFlight === 0) return evaluation;
+        await next;
+      }
+    },
+    nextPoll: (): Promise<void> => new Promise((resolve) => (polled = resolve)),
+    /** Replaces the managers, as a restart of the operator does. */
     restart(): void {
       state.polls.stop();
-      state.polls = new PollManager({ secondMs: SECOND_MS, onPolled: () => notify?.() });
-      managers.push(state.polls);
+      state.calls.stop();
+      Object.assign(state, managersFor());
     },
   };
   return state;
 }
 
 const PODS = ['test-pod-a', 'test-pod-b', 'test-pod-c'].map((name, i) => stagePod(name, { podIP: `1.1.1.${58 + i}` }));
+async function until(ok: () => boolean, timeoutMs = 3000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !ok(); ) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 const passed = (evaluation: Evaluation): string[] => (evaluation.status.details ?? []).filter((d) => d.passed).map((d) => d.name as string);
 const reasonOf = (evaluation: Evaluation, pod: string): string | undefined => evaluation.status.details?.find((d) => d.name === pod)?.rejectInfo?.[0]?.reason;
 
@@ -80,12 +107,22 @@ describe('webhook rule end to end: first request', () => {
     assert.equal(server.requests[0]?.body, '{"traceId":"trace-1","ruleName":"w","resources":[{"apiVersion":"core/v1","kind":"Pod","name":"test-pod-a","parameters":{"podIP":"1.1.1.58"}}]}');
   });
 
-  test('always fail: every pod rejected, requeue after 5 s', async () => {
+  test('always fail: every pod rejected; the answer stands for 5 s, then the pods are asked again', async () => {
     const server = await serve((_req, res) => json(res, { success: false, message: 'test false' }));
-    const evaluation = await controller({ clientConfig: { url: server.url } }).reconcile(PODS.slice(0, 1));
+    const c = controller({ clientConfig: { url: server.url } });
+    const evaluation = await c.reconcile(PODS.slice(0, 1));
     assert.deepEqual(passed(evaluation), []);
-    assert.equal(reasonOf(evaluation, 'test-pod-a'), 'Webhook check default/ptr/w rejected, traceId trace-1, taskId , msg: test false');
-    assert.equal(evaluation.requeueAfterMs, 5000);
+    const rejected = 'Webhook check default/ptr/w rejected, traceId trace-1, taskId , msg: test false';
+    assert.equal(reasonOf(evaluation, 'test-pod-a'), rejected);
+    assert.ok(evaluation.requeueAfterMs !== undefined && evaluation.requeueAfterMs > 4000 && evaluation.requeueAfterMs <= 5000, String(evaluation.requeueAfterMs));
+    // Reconciles within the 5 s (a status write, a pod event) change nothing and send nothing.
+    const within = c.evaluate(PODS.slice(0, 1), 4000);
+    assert.equal(within.changed, false);
+    assert.ok(within.requeueAfterMs !== undefined && within.requeueAfterMs <= 1000);
+    assert.equal(server.requests.length, 1);
+    const due = c.evaluate(PODS.slice(0, 1), 5000);
+    assert.equal(reasonOf(due, 'test-pod-a'), 'Waiting for webhook default/ptr/w response, traceId trace-2');
+    await until(() => server.requests.length === 2);
   });
 
   test('partial: finishedNames of a failed answer pass', async () => {
@@ -104,12 +141,13 @@ describe('webhook rule end to end: first request', () => {
 
 describe('webhook rule end to end: polling', () => {
   /** First request answers async with a trace ID; each poll approves one more pod, then `last`. */
-  async function pollServers(last: (res: Parameters<Handler>[1]) => void, key = 'trace-id') {
+  /** The first answer: async with a trace ID (default), or e.g. poll with a task ID. */
+  async function pollServers(last: (res: Parameters<Handler>[1]) => void, key = 'trace-id', answer = (id: string): object => ({ success: true, async: true, traceId: id })) {
     const tasks = new Map<string, { pods: string[]; polls: number }>();
     const first = await serve((req, res) => {
-      const traceId = `srv-${tasks.size + 1}`;
-      tasks.set(traceId, { pods: podsOf(req), polls: 0 });
-      json(res, { success: true, async: true, traceId });
+      const id = `srv-${tasks.size + 1}`;
+      tasks.set(id, { pods: podsOf(req), polls: 0 });
+      json(res, answer(id));
     });
     const poll = await serve((req, res) => {
       const task = tasks.get(new URL(req.url, 'http://x').searchParams.get(key) ?? '');
@@ -141,6 +179,26 @@ describe('webhook rule end to end: polling', () => {
     assert.deepEqual(counts, [0, 1, 2, 3, 4]);
     assert.deepEqual(new Set(poll.requests.map((r) => r.url)), new Set(['/?trace-id=srv-1']));
     assert.deepEqual(evaluation.status.ruleStates?.[0]?.webhookStatus?.history?.map((t) => [t.taskId, t.approved]), [['srv-1', ['a', 'b', 'c', 'd']]]);
+    assert.equal(c.polls.size, 0, 'the finished task is forgotten');
+  });
+
+  test('poll with a task ID and the default task-id key: passed pods step 0, 1, 2, 3, 4, one per poll', async () => {
+    const { first, poll } = await pollServers((res) => json(res, { success: true, finished: true, message: 'success' }), 'task-id', (id) => ({ success: true, poll: true, taskId: id, message: 'accepted' }));
+    const c = controller({ clientConfig: { url: first.url, poll: { url: poll.url, intervalSeconds: 1, timeoutSeconds: 60 } } });
+    const pods = ['a', 'b', 'c', 'd'].map((n) => stagePod(n));
+    let evaluation = await c.reconcile(pods);
+    assert.equal(reasonOf(evaluation, 'a'), 'Polling task default/ptr/w initialized, will polling by taskId srv-1, msg: accepted');
+    const counts = [passed(evaluation).length];
+    while (passed(evaluation).length < 4) {
+      await c.nextPoll();
+      evaluation = await c.reconcile(pods);
+      if (counts.at(-1) !== passed(evaluation).length) counts.push(passed(evaluation).length);
+    }
+    assert.deepEqual(counts, [0, 1, 2, 3, 4]);
+    assert.equal(first.requests.length, 1);
+    assert.ok(poll.requests.length >= 4);
+    assert.deepEqual(new Set(poll.requests.map((r) => `${r.method} ${r.url}`)), new Set(['GET /?task-id=srv-1']));
+    assert.deepEqual(evaluation.status.ruleStates?.[0]?.webhookStatus?.history?.map((t) => [t.taskId, t.approved, t.message]), [['srv-1', ['a', 'b', 'c', 'd'], 'success']]);
     assert.equal(c.polls.size, 0, 'the finished task is forgotten');
   });
 
@@ -256,27 +314,57 @@ describe('webhook rule end to end: broken rule servers', () => {
     });
   }
 
-  test('a hanging rule server does not hold up another rule’s evaluation', async () => {
+  test('a hanging rule server: the evaluation returns at once, its pods wait under the trace ID, one request at a time', async () => {
+    const stuck = await serve(hanging);
+    const c = controller({ clientConfig: { url: stuck.url } }, { requestTimeoutMs: 60_000 });
+    const first = c.evaluate(PODS.slice(0, 2));
+    assert.equal(reasonOf(first, 'test-pod-a'), 'Waiting for webhook default/ptr/w response, traceId trace-1');
+    assert.deepEqual(first.waiting, [{ stage: 'PreCheck', pod: 'test-pod-a' }, { stage: 'PreCheck', pod: 'test-pod-b' }]);
+    // A pod that arrives meanwhile waits for that answer before it is asked.
+    const again = c.evaluate(PODS);
+    assert.equal(reasonOf(again, 'test-pod-b'), 'Waiting for webhook default/ptr/w response, traceId trace-1');
+    assert.equal(reasonOf(again, 'test-pod-c'), 'Waiting for webhook default/ptr/w to answer traceId trace-1 before asking');
+    await until(() => stuck.requests.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(stuck.requests.length, 1);
+    assert.equal(c.calls.inFlight, 1);
+  });
+
+  test('pods that arrive while a request is in flight are asked once it is answered', async () => {
+    let release: (() => void) | undefined;
+    const server = await serve((req, res) => {
+      if (server.requests.length === 1) release = () => json(res, { success: true });
+      else json(res, { success: true });
+    });
+    const c = controller({ clientConfig: { url: server.url } });
+    c.evaluate(PODS.slice(0, 2));
+    await until(() => release !== undefined);
+    c.evaluate(PODS);
+    release?.();
+    const evaluation = await c.reconcile(PODS);
+    assert.deepEqual(passed(evaluation), PODS.map((p) => p.metadata.name));
+    assert.deepEqual(server.requests.map(podsOf), [['test-pod-a', 'test-pod-b'], ['test-pod-c']]);
+  });
+
+  test('a call whose rule changed is dropped: the new URL is asked', async () => {
     const stuck = await serve(hanging);
     const fine = await serve((_req, res) => json(res, { success: true }));
-    const order: string[] = [];
-    await Promise.all([
-      controller({ clientConfig: { url: stuck.url } }, { requestTimeoutMs: 500, name: 'stuck' }).reconcile(PODS).then(() => order.push('stuck')),
-      controller({ clientConfig: { url: fine.url } }, { name: 'fine' }).reconcile(PODS).then(() => order.push('fine')),
-    ]);
-    assert.deepEqual(order, ['fine', 'stuck']);
+    const c = controller({ clientConfig: { url: stuck.url } }, { requestTimeoutMs: 60_000 });
+    c.evaluate(PODS);
+    c.rule = { ...c.rule, spec: { ...c.rule.spec, rules: [{ name: 'w', webhook: { clientConfig: { url: fine.url } } }] } };
+    const evaluation = await c.reconcile(PODS);
+    assert.deepEqual(passed(evaluation), PODS.map((p) => p.metadata.name));
+    assert.equal(fine.requests.length, 1);
   });
 
   test('two webhook rules in one stage: the second is asked only about pods the first passed', async () => {
     const first = await serve((req, res) => json(res, { success: false, finishedNames: podsOf(req).slice(0, 1) }));
     const second = await serve((_req, res) => json(res, { success: true }));
-    const rules: TransitionRule[] = [
+    const c = controller([
       { name: 'one', webhook: { clientConfig: { url: first.url } } },
       { name: 'two', webhook: { clientConfig: { url: second.url } } },
-    ];
-    const polls = new PollManager();
-    managers.push(polls);
-    const evaluation = await evaluateWithWebhooks({ ptr: ptr(rules), pods: PODS, now: nanosFromMillis(Date.now()) }, { polls });
+    ]);
+    const evaluation = await c.reconcile(PODS);
     assert.deepEqual(second.requests.map(podsOf), [['test-pod-a']]);
     assert.deepEqual(passed(evaluation), ['test-pod-a']);
     assert.deepEqual(evaluation.calls, []);
