@@ -18,7 +18,7 @@ import { PODS, type ResourceType } from '../kube/resources.ts';
 import type { TransitionVerdict } from '../lifecycle/controller.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { parseSkipRuleTypes } from '../transition/rules.ts';
-import { detailAnnotationValue, transitionVerdict } from '../transition/verdict.ts';
+import { detailAnnotationValues, transitionVerdict } from '../transition/verdict.ts';
 import type { Evaluation } from '../transition/evaluate.ts';
 import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
 import type { CallManager } from '../transition/webhook/call-manager.ts';
@@ -56,6 +56,8 @@ export interface TransitionControllerOptions {
   now?: () => Nanos;
   logger?: Logger;
 }
+
+const ANNOTATION_PATCHES_IN_FLIGHT = 8;
 
 const verdictOf = (details: readonly PodTransitionDetail[] | undefined, pod: string): string =>
   JSON.stringify((details ?? []).filter((d) => d.name === pod).map((d) => [d.stage, d.passed, d.rejectInfo ?? []]));
@@ -142,22 +144,30 @@ export class TransitionReconciler implements Reconciler {
   async #syncDetailAnnotations(previousTargets: readonly string[], rule: PodTransitionRule): Promise<void> {
     const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
     const targets = rule.status?.targets ?? [];
-    const desired = new Map<string, string | null>(targets.map((pod) => [pod, detailAnnotationValue(rule, pod)]));
+    const desired = new Map<string, string | null>(detailAnnotationValues(rule, targets));
     for (const pod of previousTargets) if (!desired.has(pod)) desired.set(pod, null);
     await this.#annotate(rule.metadata.namespace ?? '', annotation, desired);
   }
 
   async #annotate(namespace: string, annotation: string, values: Map<string, string | null>): Promise<void> {
-    for (const [podName, value] of values) {
+    const stale = [...values].filter(([podName, value]) => {
       const pod = this.#options.pods.get(namespace, podName);
-      if (!pod || (pod.metadata.annotations?.[annotation] ?? null) === value) continue;
-      try {
-        // A single annotation: a merge patch cannot lose anyone else's change, so no resourceVersion guard.
-        await this.#options.client.patch(PODS, namespace, podName, 'merge', { metadata: { annotations: { [annotation]: value } } });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+      return pod !== undefined && (pod.metadata.annotations?.[annotation] ?? null) !== value;
+    });
+    // A rule may select thousands of pods: a few patches in flight at once, not one round trip after another.
+    let next = 0;
+    const patchNext = async (): Promise<void> => {
+      while (next < stale.length) {
+        const [podName, value] = stale[next++] as [string, string | null];
+        try {
+          // A single annotation: a merge patch cannot lose anyone else's change, so no resourceVersion guard.
+          await this.#options.client.patch(PODS, namespace, podName, 'merge', { metadata: { annotations: { [annotation]: value } } });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(ANNOTATION_PATCHES_IN_FLIGHT, stale.length) }, patchNext));
   }
 
   /** A rule being deleted: drop its annotations from the pods, forget its calls and polls, release the finalizer. */

@@ -56,7 +56,22 @@ export function transitionVerdict(rules: readonly PodTransitionRule[], pod: Pod,
  * stages gets its first stage, passed only if both passed, and both rejections.
  */
 export function detailAnnotationValue(ptr: PodTransitionRule, podName: string): string {
-  const details = (ptr.status?.details ?? []).filter((d) => d.name === podName);
+  return detailAnnotationValues(ptr, [podName]).get(podName) as string;
+}
+
+/** detailAnnotationValue for many pods at once, reading the status once (a rule may list thousands). */
+export function detailAnnotationValues(ptr: PodTransitionRule, podNames: readonly string[]): Map<string, string> {
+  const byPod = new Map<string, PodTransitionDetail[]>();
+  for (const detail of ptr.status?.details ?? []) {
+    const name = detail.name ?? '';
+    const list = byPod.get(name);
+    if (list) list.push(detail);
+    else byPod.set(name, [detail]);
+  }
+  return new Map(podNames.map((name) => [name, mergedDetail(byPod.get(name) ?? [])]));
+}
+
+function mergedDetail(details: readonly PodTransitionDetail[]): string {
   const first = details[0];
   if (first === undefined) return JSON.stringify({ stage: 'Unknown', passed: true });
   const rejectInfo = details.flatMap((d) => d.rejectInfo ?? []);
