@@ -43,7 +43,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
         { apiGroups: [''], resources: ['services'], verbs: ['get'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-        { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules'], verbs: ['get', 'list', 'watch', 'patch'] },
+        // Rules are read from the informer's cache only (list and watch); patch adds and removes the finalizer.
+        { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules'], verbs: ['list', 'watch', 'patch'] },
         { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules/status'], verbs: ['update'] },
         {
           apiGroups: ['admissionregistration.k8s.io'],
@@ -70,7 +71,6 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['podops-leader'], verbs: ['get', 'update'] },
         { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
         { apiGroups: [''], resources: ['secrets'], resourceNames: [CERT_SECRET], verbs: ['get', 'update'] },
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       ],
     },
     {

@@ -1,7 +1,18 @@
 // Self-managed webhook certificates (when no --cert-dir is given): a CA and a serving certificate kept in a
-// Secret, so every replica serves the same certificate; rotated before expiry; and the CA written into the
-// caBundle of podops' webhook configurations. Replicas race safely: creation is create-if-absent (the
+// Secret, so every replica serves the same certificate; rotated before expiry; and the trusted CAs written into
+// the caBundle of podops' webhook configurations. Replicas race safely: creation is create-if-absent (the
 // loser reads the winner's Secret) and rotation is an update guarded by resourceVersion.
+//
+// A CA rotation must never leave a replica serving a certificate the API server does not trust (the pod
+// webhooks fail closed). So the caBundle holds up to three CAs, and each CA is trusted before it signs and
+// after it stops signing:
+// - `next`: made when the CA has less than twice the rotation margin left, trusted at once, signs nothing yet;
+// - the CA itself, which signs the serving certificate;
+// - `previous`: the CA that signed before the last promotion of `next`, trusted until it expires, for replicas
+//   that still serve its certificate (each picks up the new one at its next check, within a minute).
+// When the CA has less than the margin left, `next` is promoted and a serving certificate is issued by it;
+// it has been trusted for a whole margin by then (at least one check, if podops was down through it), so even
+// a replica whose check read the Secret just before a change injects a bundle that trusts what everyone serves.
 
 import { sleep, systemClock, type Clock } from '../kube/clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type KubeObject } from '../kube/client.ts';
@@ -19,12 +30,22 @@ export interface CertificateManagerOptions {
   validatingWebhookConfigurations?: string[];
   caValidityDays?: number;
   servingValidityDays?: number;
-  /** Rotate a certificate this long before it expires. Default 30 days. */
+  /** Rotate a certificate this long before it expires (the next CA is made twice as long before). Default 30 days. */
   rotateBeforeDays?: number;
   /** How often to check. Default one minute. */
   checkIntervalMs?: number;
   clock?: Clock;
   logger?: Logger;
+}
+
+/** What the Secret holds: the serving pair, its CA, and the CAs trusted around a CA rotation. */
+export interface ManagedCertificates extends ServingBundle {
+  /** The CA that signs after the next rotation; already trusted. */
+  next?: KeyPair;
+  /** The CA that signed before the last rotation; still trusted until it expires. */
+  previous?: string;
+  /** PEM of every CA to trust (ca, next, previous): the caBundle of the webhook configurations. */
+  caBundle: string;
 }
 
 interface Secret extends KubeObject {
@@ -40,6 +61,20 @@ const DAY_MS = 86_400_000;
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const unb64 = (text: string | undefined): string => Buffer.from(text ?? '', 'base64').toString('utf8');
 
+const parses = (pem: string): boolean => {
+  try {
+    inspectCertificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const withBundle = (state: Omit<ManagedCertificates, 'caBundle'>): ManagedCertificates => ({
+  ...state,
+  caBundle: [state.ca.cert, state.next?.cert, state.previous].filter((pem): pem is string => pem !== undefined).map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join(''),
+});
+
 export class CertificateManager {
   readonly #options: CertificateManagerOptions;
   readonly #clock: Clock;
@@ -53,8 +88,8 @@ export class CertificateManager {
     this.#log = (options.logger ?? silentLogger()).child({ component: 'certificates', secret: `${options.namespace}/${options.secretName}` });
   }
 
-  /** The bundle to serve: the Secret's, created or rotated first when needed. */
-  async ensure(): Promise<ServingBundle> {
+  /** The certificates to serve and trust: the Secret's, created or rotated first when needed. */
+  async ensure(): Promise<ManagedCertificates> {
     const { client, namespace, secretName } = this.#options;
     for (let attempt = 0; attempt < 5; attempt++) {
       let secret: Secret | undefined;
@@ -64,17 +99,17 @@ export class CertificateManager {
         if (!isNotFound(err)) throw err;
       }
       const current = secret && this.#read(secret);
-      if (current && this.#fresh(current)) return current;
-      const next = await this.#generate(current);
+      const planned = await this.#plan(current);
+      if (current && planned === current) return current;
       try {
         if (secret) {
-          await client.replace<Secret>(SECRETS, { ...secret, data: this.#data(next) });
+          await client.replace<Secret>(SECRETS, { ...secret, data: this.#data(planned) });
           this.#log.info('rotated the webhook certificates');
         } else {
-          await client.create<Secret>(SECRETS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: secretName, namespace }, type: 'kubernetes.io/tls', data: this.#data(next) });
+          await client.create<Secret>(SECRETS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: secretName, namespace }, type: 'kubernetes.io/tls', data: this.#data(planned) });
           this.#log.info('created the webhook certificates');
         }
-        return next;
+        return planned;
       } catch (err) {
         if (!isAlreadyExists(err) && !isConflict(err)) throw err;
         // Another replica wrote first: use what it wrote.
@@ -83,50 +118,67 @@ export class CertificateManager {
     throw new Error(`could not settle the webhook certificates in Secret ${namespace}/${secretName}: too many concurrent writers`);
   }
 
-  #read(secret: Secret): ServingBundle | undefined {
+  #read(secret: Secret): ManagedCertificates | undefined {
     const data = secret.data ?? {};
-    const bundle = { ca: { cert: unb64(data['ca.crt']), key: unb64(data['ca.key']) }, serving: { cert: unb64(data['tls.crt']), key: unb64(data['tls.key']) } };
-    if (!bundle.ca.cert || !bundle.ca.key || !bundle.serving.cert || !bundle.serving.key) return undefined;
-    try {
-      inspectCertificate(bundle.ca.cert);
-      inspectCertificate(bundle.serving.cert);
-    } catch {
-      return undefined;
+    const ca = { cert: unb64(data['ca.crt']), key: unb64(data['ca.key']) };
+    const serving = { cert: unb64(data['tls.crt']), key: unb64(data['tls.key']) };
+    if (!ca.cert || !ca.key || !serving.cert || !serving.key || !parses(ca.cert) || !parses(serving.cert)) return undefined;
+    const next = { cert: unb64(data['ca-next.crt']), key: unb64(data['ca-next.key']) };
+    const previous = unb64(data['ca-previous.crt']);
+    // A broken next or previous CA is dropped (and a next one made again) rather than failing the whole Secret.
+    return withBundle({
+      ca,
+      serving,
+      ...(next.cert && next.key && parses(next.cert) && { next }),
+      ...(previous && parses(previous) && { previous }),
+    });
+  }
+
+  #data(state: ManagedCertificates): Record<string, string> {
+    return {
+      'ca.crt': b64(state.ca.cert),
+      'ca.key': b64(state.ca.key),
+      'tls.crt': b64(state.serving.cert),
+      'tls.key': b64(state.serving.key),
+      ...(state.next && { 'ca-next.crt': b64(state.next.cert), 'ca-next.key': b64(state.next.key) }),
+      ...(state.previous && { 'ca-previous.crt': b64(state.previous) }),
+    };
+  }
+
+  /** The state the Secret should hold now: `current` itself when nothing is due. */
+  async #plan(current: ManagedCertificates | undefined): Promise<ManagedCertificates> {
+    const now = this.#clock.now();
+    const margin = (this.#options.rotateBeforeDays ?? 30) * DAY_MS;
+    const left = (pem: string): number => inspectCertificate(pem).notAfter - now;
+    // Each CA gets its own name (as kube's self-signed CAs do): verifiers look issuers up by name first.
+    const newCA = (): Promise<KeyPair> => generateCA(`podops-webhook-ca@${Math.floor(now / 1000)}`, this.#options.caValidityDays ?? 3650, now);
+    const newServing = (ca: KeyPair): Promise<KeyPair> => generateServing(ca, this.#options.hosts, this.#options.servingValidityDays ?? 365, now);
+    // No usable CA: nothing can be trusted across the change, so start over.
+    if (!current || left(current.ca.cert) <= 0) {
+      const ca = await newCA();
+      return withBundle({ ca, serving: await newServing(ca) });
     }
-    return bundle;
+    let { ca, serving, next, previous } = current;
+    if (previous !== undefined && left(previous) <= 0) previous = undefined;
+    // A next CA with less than the margin left could not be trusted for a whole margin before signing.
+    if (next && left(next.cert) <= margin) next = undefined;
+    if (next && left(ca.cert) <= margin) {
+      previous = ca.cert;
+      ca = next;
+      next = undefined;
+    }
+    if (!next && left(ca.cert) <= 2 * margin) next = await newCA();
+    const facts = inspectCertificate(serving.cert);
+    if (facts.notAfter - now <= margin || !facts.issuedBy(ca.cert) || !this.#options.hosts.every((host) => facts.hosts.includes(host))) {
+      serving = await newServing(ca);
+    }
+    const unchanged = ca === current.ca && serving === current.serving && next === current.next && previous === current.previous;
+    return unchanged ? current : withBundle({ ca, serving, ...(next && { next }), ...(previous !== undefined && { previous }) });
   }
 
-  #data(bundle: ServingBundle): Record<string, string> {
-    return { 'ca.crt': b64(bundle.ca.cert), 'ca.key': b64(bundle.ca.key), 'tls.crt': b64(bundle.serving.cert), 'tls.key': b64(bundle.serving.key) };
-  }
-
-  #margin(): number {
-    return (this.#options.rotateBeforeDays ?? 30) * DAY_MS;
-  }
-
-  #fresh(bundle: ServingBundle): boolean {
-    const now = this.#clock.now();
-    const ca = inspectCertificate(bundle.ca.cert);
-    const serving = inspectCertificate(bundle.serving.cert);
-    return (
-      ca.notAfter - now > this.#margin() &&
-      serving.notAfter - now > this.#margin() &&
-      serving.issuedBy(bundle.ca.cert) &&
-      this.#options.hosts.every((host) => serving.hosts.includes(host))
-    );
-  }
-
-  async #generate(current: ServingBundle | undefined): Promise<ServingBundle> {
-    const now = this.#clock.now();
-    const keepCA = current && inspectCertificate(current.ca.cert).notAfter - now > this.#margin();
-    const ca: KeyPair = keepCA ? current.ca : await generateCA('podops-webhook-ca', this.#options.caValidityDays ?? 3650, now);
-    const serving = await generateServing(ca, this.#options.hosts, this.#options.servingValidityDays ?? 365, now);
-    return { ca, serving };
-  }
-
-  /** Writes the CA into every webhook of podops' configurations whose caBundle differs. */
-  async injectCABundle(caCert: string): Promise<void> {
-    const caBundle = b64(caCert);
+  /** Writes the CA bundle (PEM, one or more certificates) into every webhook of podops' configurations whose caBundle differs. */
+  async injectCABundle(pem: string): Promise<void> {
+    const caBundle = b64(pem);
     const targets: [ResourceType, string[]][] = [
       [MUTATING_WEBHOOK_CONFIGURATIONS, this.#options.mutatingWebhookConfigurations ?? []],
       [VALIDATING_WEBHOOK_CONFIGURATIONS, this.#options.validatingWebhookConfigurations ?? []],
@@ -161,8 +213,11 @@ export class CertificateManager {
     }
   }
 
-  /** Keeps certificates fresh and injected until the signal aborts; `onServing` gets every new serving pair. */
-  async run(signal: AbortSignal, onServing: (bundle: ServingBundle) => void): Promise<void> {
+  /**
+   * Keeps certificates fresh and injected until the signal aborts; `onServing` gets every new serving pair. The
+   * caBundle is re-injected at every check, so one changed by someone else is put back within a check.
+   */
+  async run(signal: AbortSignal, onServing: (bundle: ManagedCertificates) => void): Promise<void> {
     let served = '';
     while (!signal.aborted) {
       try {
@@ -171,7 +226,7 @@ export class CertificateManager {
           served = bundle.serving.cert;
           onServing(bundle);
         }
-        await this.injectCABundle(bundle.ca.cert);
+        await this.injectCABundle(bundle.caBundle);
       } catch (err) {
         this.#log.error({ err }, 'certificate check failed');
       }

@@ -69,6 +69,8 @@ export async function generateServing(ca: KeyPair, hosts: readonly string[], val
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(names),
+      // Names the signing key, so a verifier trusting several CAs (during a CA rotation) picks the right one.
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
     ],
   });
   return { cert: cert.toString('pem'), key: await exportKey(keys.privateKey) };

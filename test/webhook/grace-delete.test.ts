@@ -1,0 +1,71 @@
+// GraceDelete behind podops' webhook configurations on the sandbox API server: `kubectl delete pod` of a
+// controlled pod is denied with upstream's message and turned into the to-delete label, and the same delete
+// with --dry-run=server gets the same answer but changes nothing.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { nowNanos } from '../../src/kube/clock.ts';
+import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
+import { genericRoute } from '../../src/webhook/dispatch.ts';
+import { graceDelete } from '../../src/webhook/grace-delete.ts';
+import { mutatePodLifecycle, validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
+import { WebhookServer } from '../../src/webhook/server.ts';
+import { pod } from '../support/pods.ts';
+import { useSandboxClient } from '../support/sandbox-client.ts';
+import { localCertificates } from '../support/tls.ts';
+
+const DENIAL =
+  'admission webhook "validating-pod.apps.kusionstack.io" denied the request: failed to validate GraceDeleteWebhook, pod deletion process is underway and being managed by PodOpsLifecycle';
+
+describe('GraceDelete', () => {
+  const env = useSandboxClient();
+  let server: WebhookServer;
+
+  before(async () => {
+    // Wired as the operator wires it with --feature-gates=GraceDeleteWebhook=true.
+    const certs = await localCertificates();
+    server = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      routes: [
+        genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, nowNanos)], 'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)] }),
+        genericRoute('/validating-generic', { Pod: [validatePodLifecycle, (r) => graceDelete(r, { client: env.client, now: nowNanos })] }),
+      ],
+    });
+    const address = await server.listen();
+    for (const config of webhookConfigurations(urlClientConfig(`https://${address}`), Buffer.from(certs.ca.cert).toString('base64'))) {
+      await env.client.create(config.kind === 'MutatingWebhookConfiguration' ? MUTATING_WEBHOOK_CONFIGURATIONS : VALIDATING_WEBHOOK_CONFIGURATIONS, config as never);
+    }
+  });
+  after(() => server.close());
+
+  const controlledPod = async (name: string): Promise<Pod> => {
+    const { status: _status, ...created } = pod({ name, gate: false });
+    const stored = await env.client.create<Pod>(PODS, created);
+    assert.ok(stored.spec?.readinessGates?.length, 'the mutating webhook added the service-ready gate');
+    return stored;
+  };
+
+  test('a dry-run delete gets the same denial and writes nothing', async () => {
+    await controlledPod('dry');
+    const resourceVersion = env.sandbox.resourceVersion;
+    await assert.rejects(env.client.delete(PODS, 'default', 'dry', { dryRun: true }), (err: Error) => err.message.includes(DENIAL));
+    assert.equal(env.sandbox.resourceVersion, resourceVersion, 'no object of the cluster was written');
+    const live = await env.client.get<Pod>(PODS, 'default', 'dry');
+    assert.equal(live.metadata.labels?.[TO_DELETE_LABEL], undefined);
+    assert.equal(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION], undefined);
+  });
+
+  test('a real delete gets that denial and labels the pod to-delete instead', async () => {
+    await controlledPod('real');
+    await assert.rejects(env.client.delete(PODS, 'default', 'real'), (err: Error) => err.message.includes(DENIAL));
+    const live = await env.client.get<Pod>(PODS, 'default', 'real');
+    assert.match(live.metadata.labels?.[TO_DELETE_LABEL] ?? '', /^\d+$/);
+    assert.equal(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION], live.metadata.labels?.[TO_DELETE_LABEL]);
+    assert.equal(live.metadata.deletionTimestamp, undefined, 'the pod is still there');
+  });
+});

@@ -1,0 +1,124 @@
+// PodTransitionRule admission: defaulting, and validation whose reachability probe of the rule's webhook
+// servers only warns, and only runs when a spec really changes (never for dry-run requests, which must have no
+// side effects such as connections to arbitrary hosts).
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { PodTransitionRule } from '../../src/api/podtransitionrule.ts';
+import type { AdmissionOperation, AdmissionRequest } from '../../src/webhook/admission.ts';
+import { defaultTransitionRule, validateTransitionRule } from '../../src/webhook/podtransitionrule.ts';
+
+const listen = (): Promise<Server> =>
+  new Promise((resolve) => {
+    const server = createServer((socket) => socket.end()).listen(0, '127.0.0.1', () => resolve(server));
+  });
+const portOf = (server: Server): number => (server.address() as { port: number }).port;
+
+function rule(url: string, extra: Partial<PodTransitionRule['metadata']> = {}): PodTransitionRule {
+  return {
+    apiVersion: 'apps.kusionstack.io/v1alpha1',
+    kind: 'PodTransitionRule',
+    metadata: { name: 'gate', namespace: 'default', ...extra },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      rules: [{ name: 'check', webhook: { clientConfig: { url, poll: { url: `${url}/poll` } } } }],
+    },
+  };
+}
+
+function request(operation: AdmissionOperation, object: PodTransitionRule, options: { oldObject?: PodTransitionRule; dryRun?: boolean } = {}): AdmissionRequest {
+  return {
+    uid: 'ptr-uid',
+    kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'PodTransitionRule' },
+    resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' },
+    name: object.metadata.name ?? '',
+    namespace: 'default',
+    operation,
+    object,
+    ...(options.oldObject && { oldObject: options.oldObject }),
+    ...(options.dryRun && { dryRun: true }),
+  };
+}
+
+/** A probe that records what it was asked to probe. */
+function recordingProbe() {
+  const probed: string[] = [];
+  const probe = (ptr: PodTransitionRule): Promise<string[]> => {
+    probed.push(ptr.metadata.name ?? '');
+    return Promise.resolve([]);
+  };
+  return { probed, probe };
+}
+
+describe('PodTransitionRule admission', () => {
+  let reachable: Server;
+  let closedPort: number;
+
+  before(async () => {
+    reachable = await listen();
+    const closed = await listen();
+    closedPort = portOf(closed);
+    await new Promise((resolve) => closed.close(resolve));
+  });
+  after(() => new Promise((resolve) => reachable.close(resolve)));
+
+  test('an unreachable webhook host is admitted with a warning per URL, never denied', async () => {
+    const url = `http://127.0.0.1:${closedPort}`;
+    const verdict = await validateTransitionRule(request('CREATE', rule(url)));
+    assert.equal(verdict.allowed, true);
+    assert.deepEqual(verdict.warnings, [
+      `spec.rule.check.clientConfig.url: podtransitionrule validate webhook failed, check server reachable, while server unreachable, error: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+      `spec.rule.check.clientConfig.poll.url: podtransitionrule validate webhook failed, check server reachable, while server unreachable, error: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+    ]);
+  });
+
+  test('a reachable webhook host is admitted without warnings', async () => {
+    const verdict = await validateTransitionRule(request('CREATE', rule(`http://127.0.0.1:${portOf(reachable)}`)));
+    assert.deepEqual(verdict, { allowed: true });
+  });
+
+  test('a dry-run request is validated without probing', async () => {
+    const { probed, probe } = recordingProbe();
+    const url = `http://127.0.0.1:${closedPort}`;
+    assert.deepEqual(await validateTransitionRule(request('CREATE', rule(url), { dryRun: true }), probe), { allowed: true });
+    assert.deepEqual(await validateTransitionRule(request('UPDATE', rule(`${url}/v2`), { oldObject: rule(url), dryRun: true }), probe), { allowed: true });
+    assert.deepEqual(probed, []);
+    // Dry-run or not, an invalid rule gets the same denial.
+    const { selector: _selector, ...withoutSelector } = rule(url).spec ?? {};
+    const invalid = { ...rule(url), spec: withoutSelector };
+    const dryVerdict = await validateTransitionRule(request('CREATE', invalid, { dryRun: true }), probe);
+    assert.deepEqual(dryVerdict, await validateTransitionRule(request('CREATE', invalid), probe));
+    assert.deepEqual(dryVerdict, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'podtransitionrule selector cannot be nil' } });
+  });
+
+  test('an update probes only when the spec changed', async () => {
+    const { probed, probe } = recordingProbe();
+    const url = `http://127.0.0.1:${closedPort}`;
+    await validateTransitionRule(request('UPDATE', rule(url, { finalizers: ['podopslifecycle.kusionstack.io/x'] }), { oldObject: rule(url) }), probe);
+    assert.deepEqual(probed, [], 'a metadata-only update is not probed');
+    await validateTransitionRule(request('UPDATE', rule(`${url}/v2`), { oldObject: rule(url) }), probe);
+    await validateTransitionRule(request('CREATE', rule(url)), probe);
+    assert.deepEqual(probed, ['gate', 'gate']);
+  });
+
+  test('defaulting fills failurePolicy and the poll interval and timeout, on dry-run requests too', () => {
+    const expected = {
+      allowed: true,
+      patch: [
+        { op: 'add', path: '/spec/rules/0/webhook/clientConfig/poll/intervalSeconds', value: 5 },
+        { op: 'add', path: '/spec/rules/0/webhook/clientConfig/poll/timeoutSeconds', value: 60 },
+        { op: 'add', path: '/spec/rules/0/webhook/failurePolicy', value: 'Fail' },
+      ],
+    };
+    const object = rule('https://checks.example.com');
+    assert.deepEqual(defaultTransitionRule(request('CREATE', object)), expected);
+    assert.deepEqual(defaultTransitionRule(request('CREATE', object, { dryRun: true })), expected);
+    const defaulted = rule('https://checks.example.com');
+    const webhook = defaulted.spec?.rules?.[0]?.webhook;
+    assert.ok(webhook?.clientConfig?.poll);
+    Object.assign(webhook, { failurePolicy: 'Ignore' });
+    Object.assign(webhook.clientConfig.poll, { intervalSeconds: 10, timeoutSeconds: 30 });
+    assert.deepEqual(defaultTransitionRule(request('UPDATE', defaulted, { oldObject: object })), { allowed: true }, 'values the user set are kept');
+  });
+});
