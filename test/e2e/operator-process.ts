@@ -22,13 +22,31 @@ export interface OperatorProcess {
   /** Resolves once the webhook server accepts TLS connections. */
   ready(): Promise<void>;
   kill(): Promise<void>;
-  /** SIGTERM and wait (graceful: the lease is released). */
-  stop(): Promise<void>;
+  /** SIGTERM and wait (graceful: the lease is released); resolves with how the process ended. */
+  stop(): Promise<ProcessExit>;
   /** The value of a metric series on its /metrics, e.g. `leader_election_master_status{name="podops-leader"}`. */
   metric(series: string): Promise<number | undefined>;
 }
 
-export async function startOperatorProcess(kubeconfigPath: string, options: { webhookPort?: number; leaderElect?: boolean } = {}): Promise<OperatorProcess> {
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Leader-election timings as the operator's flags take them (e.g. `1500ms`, `15s`). */
+export interface LeaseTimings {
+  leaseDuration: string;
+  renewDeadline: string;
+  retryPeriod: string;
+}
+
+/** Short enough that a takeover after SIGKILL takes under two seconds. */
+const FAST_LEASE: LeaseTimings = { leaseDuration: '1500ms', renewDeadline: '1s', retryPeriod: '200ms' };
+
+export async function startOperatorProcess(
+  kubeconfigPath: string,
+  options: { webhookPort?: number; leaderElect?: boolean | LeaseTimings } = {},
+): Promise<OperatorProcess> {
   const webhookPort = options.webhookPort ?? (await freePort());
   const metricsPort = await freePort();
   const args = [
@@ -43,10 +61,10 @@ export async function startOperatorProcess(kubeconfigPath: string, options: { we
     '--health-probe-bind-address', '0',
     '--feature-gates', 'GraceDeleteWebhook=true',
     '--log-level', 'error',
-    ...(options.leaderElect ? ['--leader-elect', '--leader-elect-lease-duration', '1500ms', '--leader-elect-renew-deadline', '1s', '--leader-elect-retry-period', '200ms'] : []),
+    ...leaderElectArgs(options.leaderElect),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return {
     webhookPort,
     metricsPort,
@@ -70,9 +88,9 @@ export async function startOperatorProcess(kubeconfigPath: string, options: { we
       child.kill('SIGKILL');
       await exited;
     },
-    async stop() {
+    stop() {
       child.kill('SIGTERM');
-      await exited;
+      return exited;
     },
     async metric(series) {
       try {
@@ -84,4 +102,15 @@ export async function startOperatorProcess(kubeconfigPath: string, options: { we
       }
     },
   };
+}
+
+function leaderElectArgs(leaderElect: boolean | LeaseTimings | undefined): string[] {
+  if (!leaderElect) return [];
+  const timings = leaderElect === true ? FAST_LEASE : leaderElect;
+  return [
+    '--leader-elect',
+    '--leader-elect-lease-duration', timings.leaseDuration,
+    '--leader-elect-renew-deadline', timings.renewDeadline,
+    '--leader-elect-retry-period', timings.retryPeriod,
+  ];
 }

@@ -6,18 +6,23 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Pod } from '../../src/api/kube.ts';
+import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
-import { lifecyclePhase, type LifecyclePhase } from '../../src/lifecycle/phase.ts';
+import { LIFECYCLE_PHASES, lifecyclePhase, type LifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
 import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
+import { removeExpectedFinalizers, setExpectedFinalizers } from '../../src/sdk/cooperation.ts';
+import { updateWithRetry } from '../../src/sdk/writer.ts';
 import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
 import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
 
 const adapter: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
+// Not a Service, so the lifecycle controller never drops it as a dirty entry.
+const HOLD_ENTRY = { 'Gateway/e2e/hold': 'example.com/never-added' };
 const phaseOf = (pod: Pod): LifecyclePhase | undefined => {
   const lifecycle = parseLifecycles(pod.metadata.labels).byId.get(adapter.id);
   return lifecycle && lifecyclePhase(lifecycle);
@@ -31,7 +36,10 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
   });
   after(() => cluster.stop());
 
-  /** Keeps the pod in `phase` until undo: a blocking rule, a protection finalizer, or an unfinished operation. */
+  /**
+   * Keeps the pod in `phase` until undo: a blocking rule, a protection finalizer, an unfinished operation, or
+   * (Completing) an expected finalizer nobody adds.
+   */
   async function holdIn(phase: LifecyclePhase, name: string): Promise<void> {
     const { client } = cluster;
     if (phase === 'PreCheck' || phase === 'PostCheck') {
@@ -43,9 +51,19 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
       });
     }
     if (phase === 'Preparing') await client.patch(PODS, 'e2e', name, 'merge', { metadata: { finalizers: ['prot.podopslifecycle.kusionstack.io/test-hold'] } });
+    if (phase === 'Completing') await updateWithRetry(podWriterFor(client), await getPod(cluster, 'e2e', name), (p) => setExpectedFinalizers(p, HOLD_ENTRY));
   }
 
-  for (const phase of ['PreCheck', 'Preparing', 'Operating', 'PostCheck'] as const) {
+  /** Lets the pod back into service once the lifecycle is undone. */
+  async function release(phase: LifecyclePhase, name: string): Promise<void> {
+    const { client } = cluster;
+    if (phase === 'Preparing') await client.patch(PODS, 'e2e', name, 'merge', { metadata: { finalizers: null } });
+    if (phase === 'Completing') await updateWithRetry(podWriterFor(client), await getPod(cluster, 'e2e', name), (p) => removeExpectedFinalizers(p, Object.keys(HOLD_ENTRY)));
+  }
+
+  // The protocol allows undo in every phase, Completing included (kuperator-reference 2.3): the ID still has
+  // `operated` there, so the webhook strips its labels.
+  for (const phase of LIFECYCLE_PHASES) {
     test(`undo in ${phase} removes every label of the lifecycle in that write, and the pod returns to service`, async () => {
       const name = `undo-${phase.toLowerCase()}`;
       const { client } = cluster;
@@ -54,7 +72,7 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
       await holdIn(phase, name);
       const ops = new OperationClient(podWriterFor(client));
       await ops.begin(adapter, await getPod(cluster, 'e2e', name));
-      if (phase === 'PostCheck') {
+      if (phase === 'PostCheck' || phase === 'Completing') {
         const operable = await until(() => getPod(cluster, 'e2e', name), (p) => allowOps(adapter, 0, p, nowNanos()).allowed, 'AllowOps');
         await ops.finish(adapter, operable);
       }
@@ -64,7 +82,7 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
       assert.equal(phaseOf(await getPod(cluster, 'e2e', name)), phase);
       const undone = await ops.undo(adapter, held);
       assert.deepEqual(lifecycleLabels(undone.pod), [], 'every label of the ID went in the undo write');
-      if (phase === 'Preparing') await client.patch(PODS, 'e2e', name, 'merge', { metadata: { finalizers: null } });
+      await release(phase, name);
       await until(() => getPod(cluster, 'e2e', name), isServiceAvailable, `${name} back in service`);
     });
   }
@@ -114,12 +132,20 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
     await client.patch(DEPLOYMENTS, 'rollout', 'web', 'strategic', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } });
     await until(() => allAvailable(2, 'nginx:1.28'), Boolean, 'rolled out', 60_000);
 
-    // Over everything that happened: no pod left while it was registered.
-    const deleted = cluster.sandbox.history!.records('pods').filter((r) => r.namespace === 'rollout' && r.type === 'DELETED');
-    assert.ok(deleted.length >= 4, `pods were removed (${deleted.length})`);
-    for (const record of deleted) {
-      const last = cluster.loadBalancer.history.filter((h) => h.pod === record.name && h.at <= record.time).at(-1);
-      assert.notEqual(last?.change, 'register', `${record.name} was deleted while registered in the load balancer`);
+    // Over everything that happened: every removed pod left through GraceDelete's pod-delete lifecycle, and
+    // the load balancer no longer routed to it when it was marked for deletion (the first write with a
+    // deletionTimestamp, or the deletion itself when there was none).
+    const records = cluster.sandbox.history!.records('pods').filter((r) => r.namespace === 'rollout');
+    const removed = [...new Set(records.filter((r) => r.type === 'DELETED').map((r) => r.name))];
+    assert.ok(removed.length >= 4, `pods were removed (${removed.length})`);
+    for (const name of removed) {
+      const deletion = records.find((r) => r.name === name && (r.type === 'DELETED' || (r.object as unknown as Pod).metadata.deletionTimestamp != null))!;
+      const labels = (deletion.object as unknown as Pod).metadata.labels ?? {};
+      assert.ok(labels[TO_DELETE_LABEL] !== undefined, `${name} was labelled ${TO_DELETE_LABEL} by GraceDelete`);
+      assert.equal(labels[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], OPERATION_TYPE_DELETE, `${name} was in a pod-delete lifecycle of type delete`);
+      assert.ok(labels[idLabelKey('operate', POD_DELETE_LIFECYCLE_ID)] !== undefined, `${name} was deleted only once its pod-delete lifecycle allowed it`);
+      const last = cluster.loadBalancer.history.filter((h) => h.pod === name && h.at <= deletion.time).at(-1);
+      assert.notEqual(last?.change, 'register', `${name} was registered in the load balancer when it was marked for deletion`);
     }
   });
 });

@@ -29,15 +29,15 @@ podops is up.
   export KUBECONFIG=${kubeconfig}
 
 Try:
-  kubectl get pods -n ${n} -w                          # the demo pods (traffic on/off is printed here)
-  podops status -n ${n}                                # each pod's lifecycle and what it waits for
-  kubectl delete pod -n ${n} <pod>                      # GraceDelete: denied, then deleted once out of traffic
-  podops begin <pod> -n ${n} --id upgrade --type update # start an operation by hand...
-  podops status -n ${n}                                #   ...watch it leave traffic...
-  podops finish <pod> -n ${n} --id upgrade --type update #   ...and bring it back
-  kubectl annotate pod -n ${n} <pod> podops.example/restart=1   # the example operation controller
-  kubectl set image deployment/web -n ${n} web=nginx:1.28       # a rolling update, pod by pod, gracefully
-  kubectl scale deployment/web -n ${n} --replicas=1             # scale-in through GraceDelete
+  kubectl get pods -n ${n} -w                                  # the demo pods (traffic on/off is printed here)
+  podops status -n ${n}                                        # each pod's lifecycle and what it waits for
+  kubectl delete pod -n ${n} <pod>                             # GraceDelete: denied, then deleted once out of traffic
+  podops begin <pod> -n ${n} --id upgrade --type update        # start an operation by hand...
+  podops status -n ${n}                                        #   ...watch it leave traffic...
+  podops finish <pod> -n ${n} --id upgrade --type update       #   ...and bring it back
+  kubectl annotate pod -n ${n} <pod> podops.example/restart=1  # the example operation controller
+  kubectl set image deployment/web -n ${n} web=nginx:1.28      # a rolling update, pod by pod, gracefully
+  kubectl scale deployment/web -n ${n} --replicas=1            # scale-in through GraceDelete
 Ctrl-C stops everything.
 `;
 }
