@@ -1,6 +1,6 @@
 // First requests of webhook rules, run in the background as the poll manager runs polls: a reconcile
 // starts the call and returns, so a hanging rule server holds no controller worker, only its own call
-// (at most one per rule, each with its deadline). When the call ends the owner is notified, so the
+// (at most one per rule, each with its deadline, and at most `concurrency` sent at once). When the call ends the owner is notified, so the
 // controller requeues the PodTransitionRule, and the next evaluation reads the answer. An answer stays
 // until an evaluation uses it up or replaces it with a new call; a call whose rule changed is dropped.
 
@@ -9,11 +9,16 @@ import { nowNanos } from '../../kube/clock.ts';
 import type { Nanos } from '../../lifecycle/time.ts';
 import type { WebhookAnswer, WebhookCall, WebhookCallOutcome } from '../webhook-rule.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, sendWebhookRequest } from './client.ts';
+import { Slots } from './slots.ts';
+
+export const DEFAULT_CALL_CONCURRENCY = 64;
 
 export interface CallManagerOptions {
   /** Called when a call ends (answered or failed) with its PodTransitionRule. */
   onAnswered?: (owner: { namespace: string; name: string }) => void;
-  /** Deadline of one request. Default 30 s. */
+  /** Requests sent at once, across every rule; the others wait their turn (still pending). Default 64. */
+  concurrency?: number;
+  /** Deadline of one request, from when it is sent. Default 30 s. */
   requestTimeoutMs?: number;
   maxResponseBytes?: number;
   /** The time an answer is stamped with. Default: the system clock. */
@@ -37,10 +42,12 @@ export class CallManager {
   /** Owner -> rule index -> its call. */
   readonly #calls = new Map<string, Map<number, Call>>();
   readonly #options: CallManagerOptions;
+  readonly #slots: Slots;
   #stopped = false;
 
   constructor(options: CallManagerOptions = {}) {
     this.#options = options;
+    this.#slots = new Slots(options.concurrency ?? DEFAULT_CALL_CONCURRENCY, 'webhook call concurrency');
   }
 
   /** The rule's calls as an evaluation sees them (by rule index), after dropping those whose rule changed. */
@@ -67,12 +74,23 @@ export class CallManager {
     const calls = this.#calls.get(owner) ?? new Map<number, Call>();
     calls.set(call.ruleIndex, record);
     this.#calls.set(owner, calls);
-    const options = { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, maxResponseBytes: this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, signal: record.abort.signal };
-    void sendWebhookRequest(call.url, call.caBundle, call.request, options).then(
-      (response) => this.#answered(ptr, call, record, { response }),
+    void this.#send(ptr, call, record);
+  }
+
+  async #send(ptr: PodTransitionRule, call: WebhookCall, record: Call): Promise<void> {
+    if (!(await this.#slots.acquire())) return;
+    try {
+      // Dropped while it waited for a slot: nobody wants the answer any more.
+      if (record.abort.signal.aborted) return;
+      const options = { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, maxResponseBytes: this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, signal: record.abort.signal };
+      const response = await sendWebhookRequest(call.url, call.caBundle, call.request, options);
+      this.#answered(ptr, call, record, { response });
+    } catch (err) {
       // Every failure is an answer: nothing may escape a background call.
-      (err: unknown) => this.#answered(ptr, call, record, { error: err instanceof Error ? err.message : String(err) }),
-    );
+      this.#answered(ptr, call, record, { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.#slots.release();
+    }
   }
 
   /** Drops an answered call that an evaluation used up (unless a newer call replaced it meanwhile). */
@@ -95,6 +113,7 @@ export class CallManager {
   /** Aborts every call; the manager starts no more. */
   stop(): void {
     this.#stopped = true;
+    this.#slots.close();
     for (const calls of this.#calls.values()) for (const call of calls.values()) call.abort.abort();
     this.#calls.clear();
   }

@@ -9,6 +9,7 @@ import type { PollResponse } from '../../api/podtransitionrule.ts';
 import { nanosFromMillis } from '../../lifecycle/time.ts';
 import type { PollResult, PollResults, PollTaskRef, PollTaskSpec } from '../webhook-rule.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, sendPollRequest } from './client.ts';
+import { Slots } from './slots.ts';
 
 export const DEFAULT_POLL_CONCURRENCY = 16;
 /** Upstream forgets a task 59 s after its timeout. */
@@ -43,8 +44,7 @@ interface Task {
 
 export class PollManager {
   readonly #tasks = new Map<string, Task>();
-  readonly #waiting: ((granted: boolean) => void)[] = [];
-  #running = 0;
+  readonly #slots: Slots;
   #stopped = false;
   readonly #options: Required<Omit<PollManagerOptions, 'onPolled'>> & Pick<PollManagerOptions, 'onPolled'>;
 
@@ -57,7 +57,7 @@ export class PollManager {
       secondMs: options.secondMs ?? 1000,
       clock: options.clock ?? Date.now,
     };
-    if (!(this.#options.concurrency >= 1)) throw new Error(`poll concurrency must be at least 1, got ${this.#options.concurrency}`);
+    this.#slots = new Slots(this.#options.concurrency, 'poll concurrency');
   }
 
   /** Starts polling a task (replacing a task of the same rule and ID): first poll after one interval. */
@@ -107,7 +107,7 @@ export class PollManager {
   stop(): void {
     this.#stopped = true;
     for (const key of [...this.#tasks.keys()]) this.#drop(key);
-    for (const grant of this.#waiting.splice(0)) grant(false);
+    this.#slots.close();
   }
 
   #schedule(task: Task, delayMs: number, run: () => void): void {
@@ -132,7 +132,7 @@ export class PollManager {
   async #poll(task: Task): Promise<void> {
     const { spec, result } = task;
     if (task.forgotten || result.stopped) return;
-    if (!(await this.#acquire())) return;
+    if (!(await this.#slots.acquire())) return;
     try {
       if (task.forgotten) return;
       if (this.#options.clock() > task.startMs + spec.timeoutSeconds * this.#options.secondMs) {
@@ -143,7 +143,7 @@ export class PollManager {
         await this.#query(task);
       }
     } finally {
-      this.#release();
+      this.#slots.release();
     }
     if (task.forgotten) return;
     if (!result.stopped) this.#schedule(task, spec.intervalSeconds * this.#options.secondMs, () => void this.#poll(task));
@@ -179,22 +179,5 @@ export class PollManager {
       result.stopped = true;
     }
     if (response.stop) result.stopped = true;
-  }
-
-  /** Waits for a free slot, first come first served; false when the manager stopped meanwhile. */
-  async #acquire(): Promise<boolean> {
-    if (this.#stopped) return false;
-    if (this.#running < this.#options.concurrency) {
-      this.#running++;
-      return true;
-    }
-    return new Promise<boolean>((grant) => this.#waiting.push(grant));
-  }
-
-  /** Hands the slot to the longest waiter, or frees it. */
-  #release(): void {
-    const next = this.#waiting.shift();
-    if (next) next(true);
-    else this.#running--;
   }
 }
