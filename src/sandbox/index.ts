@@ -22,15 +22,14 @@ import { renderKubeconfig } from './kubeconfig.ts';
 import type { KubeObject } from './meta/object.ts';
 import { systemClock, type Clock } from './meta/time.ts';
 import { OpenApiDocuments } from './openapi/documents.ts';
-import { defaultStatefulSet } from './defaults/workloads.ts';
 import { builtinResources } from './registry/builtins.ts';
 import { customResourceServing } from './registry/custom-resources.ts';
 import { Registry } from './registry/registry.ts';
-import type { ResourceDefinition } from './registry/types.ts';
 import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
-import { simulationControllers, type FeatureGates, type SimulationOptions } from './simulation.ts';
+import type { FeatureGates } from './feature-gates.ts';
+import { simulationControllers, type SimulationOptions } from './simulation.ts';
 import { webhookAdmission } from './webhooks/plugins.ts';
 import type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
@@ -40,7 +39,8 @@ export type { WatchEvent } from './apiserver/request.ts';
 export type { Controller, ControllerContext } from './controllers/controller.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
 export type { WriteLog, WriteRecord } from './storage/write-log.ts';
-export type { FeatureGates, SimulationOptions } from './simulation.ts';
+export type { FeatureGates } from './feature-gates.ts';
+export type { SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
 export interface SandboxOptions {
@@ -109,12 +109,6 @@ function authenticatedGroups(username: string): string[] {
   return serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`, 'system:authenticated'] : ['system:authenticated'];
 }
 
-/** A built-in kind's defaulting under the configured gates (the registry's defaults are v1.32's). */
-function withFeatureGates(def: ResourceDefinition, gates: FeatureGates): ResourceDefinition {
-  if (!gates.MaxUnavailableStatefulSet || def.group !== 'apps' || def.kind !== 'StatefulSet') return def;
-  return { ...def, strategy: { ...def.strategy, applyDefaults: (object, ctx) => defaultStatefulSet(object, ctx.old, gates) } };
-}
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock;
@@ -122,7 +116,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const store = new Store({ historySize: options.watchCacheSize ?? 1000, clock });
   const registry = new Registry();
   const featureGates = options.featureGates ?? {};
-  registry.add(builtinResources({ services: () => store.list('services').map((e) => e.object) }).map((def) => withFeatureGates(def, featureGates)));
+  registry.add(builtinResources({ services: () => store.list('services').map((e) => e.object), featureGates }));
   for (const def of registry.all()) store.ensureResource(def.storageKey);
   const admission = new AdmissionChain();
   admission.add(namespaceLifecycle(store));

@@ -12,16 +12,9 @@ import { ttlAfterFinishedController } from './controllers/batch/ttl-after-finish
 import type { Controller } from './controllers/controller.ts';
 import { endpointsController } from './controllers/endpoints-controller.ts';
 import { endpointSliceController } from './controllers/endpointslice-controller.ts';
+import type { FeatureGates } from './feature-gates.ts';
 import { nodeControllers, type KubeletOptions } from './nodes/index.ts';
 
-/**
- * Feature gates that differ from v1.32's defaults, for the API server and the controllers alike (a
- * cluster whose kube-apiserver and kube-controller-manager were given the same --feature-gates).
- */
-export interface FeatureGates {
-  /** Alpha, off by default: StatefulSet `rollingUpdate.maxUnavailable` (docs/sandbox-statefulsets.md). */
-  MaxUnavailableStatefulSet?: boolean;
-}
 
 export interface SimulationOptions {
   /** kube-controller-manager's workload and endpoint controllers. Default true. */

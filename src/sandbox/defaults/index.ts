@@ -2,6 +2,7 @@
 // create and update, plus what the strategies and built-in admission plugins add to a new object.
 // Pure: randomness and allocation come in through the context. The object is changed in place.
 
+import type { FeatureGates } from '../feature-gates.ts';
 import { isJsonObject, type JsonObject } from '../meta/object.ts';
 import { defaultPod } from './pod.ts';
 import { defaultService } from './service.ts';
@@ -37,6 +38,7 @@ export interface DefaultsContext {
   allocateNodePort?: () => number;
   /** The stored object, on update (services keep their allocations, DaemonSets count templates). */
   old?: unknown;
+  featureGates?: FeatureGates;
 }
 
 type Defaulter = (obj: JsonObject, ctx: DefaultsContext, old: JsonObject | undefined) => void;
@@ -52,7 +54,7 @@ const defaulters: Record<string, Defaulter> = {
   'events.k8s.io/Event': (o) => defaultEventsAPIEvent(o),
   'apps/Deployment': (o) => defaultDeployment(o),
   'apps/ReplicaSet': (o) => defaultReplicaSet(o),
-  'apps/StatefulSet': (o, _ctx, old) => defaultStatefulSet(o, old),
+  'apps/StatefulSet': (o, ctx, old) => defaultStatefulSet(o, old, ctx.featureGates),
   'apps/DaemonSet': (o, ctx, old) => defaultDaemonSet(o, ctx.operation, old),
   'batch/Job': (o, ctx) => defaultJob(o, ctx.operation),
   'discovery.k8s.io/EndpointSlice': (o) => defaultEndpointSlice(o),

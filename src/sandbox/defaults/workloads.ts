@@ -1,6 +1,7 @@
 // Defaults of the workload kinds (apps/v1 and batch/v1 Job), including what their strategies add:
 // the DaemonSet template generation annotation and the Job's generated selector and labels.
 
+import type { FeatureGates } from '../feature-gates.ts';
 import { isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { JOB_LABELS } from '../validation/job.ts';
 import { canonicalizeResourceList, defaultPodTemplate } from './pod.ts';
@@ -42,10 +43,6 @@ function defaultClaimTemplate(claim: JsonObject): void {
 }
 
 /** The feature gates that change how StatefulSets are defaulted (off unless set, as in v1.32). */
-export interface StatefulSetDefaultsGates {
-  MaxUnavailableStatefulSet?: boolean;
-}
-
 /**
  * The StatefulSet strategy's dropDisabledFields: with the MaxUnavailableStatefulSet gate off (its
  * v1.32 default), rollingUpdate.maxUnavailable is dropped unless the stored object already uses it.
@@ -58,7 +55,7 @@ function dropMaxUnavailable(spec: JsonObject, old: JsonObject | undefined): void
   delete rollingUpdate.maxUnavailable;
 }
 
-export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined, gates: StatefulSetDefaultsGates = {}): void {
+export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined, gates: FeatureGates = {}): void {
   const spec = child(obj, 'spec');
   if (!gates.MaxUnavailableStatefulSet) dropMaxUnavailable(spec, old);
   defaultString(spec, 'podManagementPolicy', 'OrderedReady');

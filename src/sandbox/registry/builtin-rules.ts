@@ -3,6 +3,7 @@
 // its Go type would not decode.
 
 import { applyDefaults } from '../defaults/index.ts';
+import type { FeatureGates } from '../feature-gates.ts';
 import { randomSuffix } from '../meta/names.ts';
 import { builtinSchemaName, builtinSchemas } from '../openapi/builtin-schemas.ts';
 import { dropUnknownFields } from '../openapi/unknown-fields.ts';
@@ -11,7 +12,7 @@ import type { ServiceAllocators } from './service-allocation.ts';
 import type { KindRules } from './strategy.ts';
 import type { GroupVersionKind } from './types.ts';
 
-export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocators): KindRules {
+export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocators, featureGates: FeatureGates = {}): KindRules {
   const schemaName = builtinSchemaName(gvk.group, gvk.version, gvk.kind);
   return {
     applyDefaults: (object, ctx) =>
@@ -21,6 +22,7 @@ export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocator
         allocateClusterIP: () => allocators.allocateClusterIP(),
         allocateNodePort: () => allocators.allocateNodePort(),
         ...(ctx.old ? { old: ctx.old } : {}),
+        featureGates,
       }),
     validateCreate: (object) => validateCreate(gvk, object),
     validateUpdate: (object, old) => validateUpdate(gvk, object, old),

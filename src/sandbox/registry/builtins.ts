@@ -1,5 +1,6 @@
 // The built-in resources the sandbox serves, with their discovery facts, strategies and printers.
 
+import type { FeatureGates } from '../feature-gates.ts';
 import { readPath, type KubeObject } from '../meta/object.ts';
 import { formatLabelSelector } from '../tables/columns.ts';
 import { configMapPrinter, endpointsPrinter, eventPrinter, namespacePrinter, nodePrinter, podPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../tables/core-printers.ts';
@@ -44,8 +45,8 @@ interface Simple {
   verbs?: readonly string[];
 }
 
-function simple(spec: Simple, allocators: ServiceAllocators): ResourceDefinition {
-  const rules = builtinRules({ group: spec.group, version: spec.version, kind: spec.kind }, allocators);
+function simple(spec: Simple, allocators: ServiceAllocators, featureGates: FeatureGates): ResourceDefinition {
+  const rules = builtinRules({ group: spec.group, version: spec.version, kind: spec.kind }, allocators, featureGates);
   return defineResource({
     group: spec.group,
     version: spec.version,
@@ -97,12 +98,15 @@ function inViewShape(rules: KindRules, toView: (o: KubeObject) => KubeObject, to
 export interface BuiltinDependencies {
   /** The stored services, for cluster IP and node port allocation. */
   services: StoredServices;
+  /** Gates that change defaulting (e.g. StatefulSet maxUnavailable is dropped unless its gate is on). */
+  featureGates?: FeatureGates;
 }
 
 export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[] {
   const allocators = serviceAllocators(deps.services);
-  const rules = (group: string, kind: string): ReturnType<typeof builtinRules> => builtinRules({ group, version: 'v1', kind }, allocators);
-  const other = (s: Simple): ResourceDefinition => simple(s, allocators);
+  const gates = deps.featureGates ?? {};
+  const rules = (group: string, kind: string): ReturnType<typeof builtinRules> => builtinRules({ group, version: 'v1', kind }, allocators, gates);
+  const other = (s: Simple): ResourceDefinition => simple(s, allocators, gates);
   const core = (s: Omit<Simple, 'group' | 'version'>): ResourceDefinition => other({ group: '', version: 'v1', ...s });
   const apps = (s: Omit<Simple, 'group' | 'version'>): ResourceDefinition => other({ group: 'apps', version: 'v1', categories: ['all'], ...s });
 

@@ -8,6 +8,7 @@
 // with the MaxUnavailableStatefulSet gate on, up to maxUnavailable pods at a time instead. OnDelete
 // leaves that to the user. The status is written through /status when it changed.
 
+import type { FeatureGates } from '../../feature-gates.ts';
 import { readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { StatusError } from '../../errors.ts';
 import type { ControllerContext } from '../controller.ts';
@@ -27,7 +28,6 @@ import {
   startOrdinal,
   statefulSetKind,
   statefulSetsStorage,
-  type StatefulSetFeatureGates,
 } from './statefulset-spec.ts';
 
 export interface StatefulSetStatus {
@@ -52,9 +52,9 @@ const isRunningAndReady = (pod: KubeObject): boolean => podPhase(pod) === 'Runni
 export class StatefulSetSync {
   readonly #ctx: ControllerContext;
   readonly #pods: StatefulPodControl;
-  readonly #gates: StatefulSetFeatureGates;
+  readonly #gates: FeatureGates;
 
-  constructor(ctx: ControllerContext, pods: StatefulPodControl, gates: StatefulSetFeatureGates = {}) {
+  constructor(ctx: ControllerContext, pods: StatefulPodControl, gates: FeatureGates = {}) {
     this.#ctx = ctx;
     this.#pods = pods;
     this.#gates = gates;

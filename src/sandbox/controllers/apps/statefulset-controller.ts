@@ -4,6 +4,7 @@
 // adopts orphan revisions and runs StatefulSetSync. A set with minReadySeconds is synced again once
 // its ready pods become available. The feature gates are the simulation's (docs/sandbox-statefulsets.md).
 
+import type { FeatureGates } from '../../feature-gates.ts';
 import type { KubeObject } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
 import { followStore, type Controller, type ControllerContext } from '../controller.ts';
@@ -17,10 +18,10 @@ import { StatefulSetSync } from './statefulset-control.ts';
 import { isMemberOf } from './statefulset-identity.ts';
 import { StatefulPodControl } from './statefulset-pod-control.ts';
 import { adoptOrphanRevisions } from './statefulset-revisions.ts';
-import { statefulSetKind, statefulSetsStorage, type StatefulSetFeatureGates } from './statefulset-spec.ts';
+import { statefulSetKind, statefulSetsStorage } from './statefulset-spec.ts';
 import { minReadySecondsOf, selectorOf, selects, specReplicas } from './workload-fields.ts';
 
-export const statefulSetController = (gates: StatefulSetFeatureGates = {}): Controller => ({
+export const statefulSetController = (gates: FeatureGates = {}): Controller => ({
   name: 'statefulset-controller',
   start(ctx: ControllerContext): () => void {
     const recorder = new EventRecorder(ctx.client, 'statefulset-controller', ctx.clock);

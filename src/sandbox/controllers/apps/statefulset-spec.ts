@@ -8,11 +8,6 @@ import { specReplicas } from './workload-fields.ts';
 export const statefulSetKind: OwnerKind = { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' };
 export const statefulSetsStorage = 'statefulsets.apps';
 
-/** The feature gates the StatefulSet controller consults (off unless set, as in v1.32). */
-export interface StatefulSetFeatureGates {
-  /** Alpha: RollingUpdate replaces up to rollingUpdate.maxUnavailable pods at a time. */
-  MaxUnavailableStatefulSet?: boolean;
-}
 
 const numberAt = (set: KubeObject, path: string[], fallback: number): number => {
   const value = readPath(set, path);
