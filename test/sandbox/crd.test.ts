@@ -212,6 +212,36 @@ describe('custom resources', () => {
     assert.equal(status.json.message, 'gadgets.example.com "g1" not found');
   });
 
+  test('a default added to the schema later shows on objects stored before it, on every read', async () => {
+    const gizmoCrd = (spec: Record<string, unknown>) => ({
+      ...widgetCrd,
+      metadata: { name: 'gizmos.example.com' },
+      spec: {
+        ...widgetCrd.spec,
+        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } } }],
+      },
+    });
+    assert.equal((await h.http('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gizmoCrd({ size: { type: 'integer' } }))).status, 201);
+    const gizmos = `/apis/example.com/v1/namespaces/${ns}/gizmos`;
+    await eventually(async () => ((await h.http('GET', gizmos)).status === 200 ? true : undefined));
+    const created = await h.http('POST', gizmos, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'z1' }, spec: { size: 1 } });
+    assert.deepEqual(created.json.spec, { size: 1 });
+
+    const stored = (await h.http('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com')).json;
+    const updated = gizmoCrd({ size: { type: 'integer' }, color: { type: 'string', default: 'red' } });
+    assert.equal((await h.http('PUT', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com', { ...updated, metadata: stored.metadata })).status, 200);
+    const read = await eventually(async () => {
+      const got = await h.http('GET', `${gizmos}/z1`);
+      return got.json.spec?.color ? got : undefined;
+    });
+    assert.deepEqual(read.json.spec, { size: 1, color: 'red' });
+    assert.equal(read.json.metadata.resourceVersion, created.json.metadata.resourceVersion, 'a read does not write');
+    const list = await h.http('GET', gizmos);
+    assert.deepEqual(list.json.items.map((i: { spec: unknown }) => i.spec), [{ size: 1, color: 'red' }]);
+    await h.http('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com');
+  });
+
   test('deleting the CRD deletes its custom resources and stops serving them', async () => {
     await h.http('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com');
     await eventually(async () => ((await h.http('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com')).status === 404 ? true : undefined));

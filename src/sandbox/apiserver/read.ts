@@ -16,7 +16,9 @@ import { targetOf } from './write.ts';
 
 /** The object as this view (group/version) shows it. */
 export function toView(def: ResourceDefinition, entry: StoredEntry): { object: KubeObject; entry?: StoredEntry } {
-  return def.toExternal ? { object: def.toExternal(entry.object) } : { object: entry.object, entry };
+  const shown = def.toExternal ? def.toExternal(entry.object) : entry.object;
+  // The stored serialization is reused when the view is the stored object itself.
+  return shown === entry.object ? { object: shown, entry } : { object: shown };
 }
 
 export async function getObject(ctx: ServerContext, req: ApiRequest): Promise<ObjectResult> {

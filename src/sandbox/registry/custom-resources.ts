@@ -18,7 +18,7 @@ import {
   validateCustomResource,
   versionSchema,
 } from '../crd/index.ts';
-import { isJsonObject, readPath, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, jsonEqual, readPath, type KubeObject } from '../meta/object.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validation/meta.ts';
 import { customResourceVerbs, defineResource } from './define.ts';
 import { makeStrategy, type KindRules } from './strategy.ts';
@@ -114,12 +114,14 @@ export function customResourceServing(crd: KubeObject): CustomResourceServing {
         ...(withStatus ? { status: 'status-only' as const, initialStatus: () => undefined } : {}),
         requiresResourceVersionOnUpdate: true,
       }),
-      ...(converts
-        ? {
-            toExternal: (o: KubeObject) => ({ ...o, apiVersion }),
-            toStorage: (o: KubeObject) => ({ ...o, apiVersion: storageApiVersion }),
-          }
-        : {}),
+      // Defaults apply on every read too, as when the real server decodes an object from etcd: a default
+      // added to the schema later shows on objects stored before it. Unchanged objects are served as stored.
+      toExternal: (o: KubeObject) => {
+        const served = converts ? { ...o, apiVersion } : o;
+        const defaulted = applySchemaDefaults(schema, served) as KubeObject;
+        return jsonEqual(defaulted, served) ? served : defaulted;
+      },
+      ...(converts ? { toStorage: (o: KubeObject) => ({ ...o, apiVersion: storageApiVersion }) } : {}),
     });
   });
   return { storageKey, definitions, versionOrder };
