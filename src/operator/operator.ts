@@ -2,6 +2,7 @@
 // metrics, and leader election, wired over one KubeClient. Nothing here decides protocol: it feeds the pure
 // core (src/lifecycle) and writes what it returns.
 
+import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
@@ -10,7 +11,7 @@ import { Registry } from 'prom-client';
 import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { nowNanos, sleep, systemClock, untilAborted } from '../kube/clock.ts';
+import { nowNanos, untilAborted } from '../kube/clock.ts';
 import { Controller, keyOf } from '../kube/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { startProbeServer } from '../kube/health.ts';
@@ -244,6 +245,35 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   return { done, webhookAddress, registry, manager };
 }
 
+/**
+ * Resolves after `ms`, or shortly after something in `dir` changes. A renewal replaces several files one
+ * after the other, so a change is acted on once the directory has been quiet for a moment. The timeout
+ * stays the fallback for volumes that report no changes.
+ */
+function changedOrTimeout(dir: string, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = new AbortController();
+    let quiet: NodeJS.Timeout | undefined;
+    const done = (): void => {
+      clearTimeout(timeout);
+      clearTimeout(quiet);
+      signal.removeEventListener('abort', done);
+      stop.abort();
+      resolve();
+    };
+    const timeout = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    try {
+      watch(dir, { signal: stop.signal }, () => {
+        clearTimeout(quiet);
+        quiet = setTimeout(done, 200);
+      }).on('error', () => {});
+    } catch {
+      // Not watchable here: the timeout alone decides.
+    }
+  });
+}
+
 /** Serves tls.crt/tls.key from a directory and reloads them when they change (cert-manager rotates them). */
 async function watchCertDir(dir: string, serve: (c: ServingCertificate) => Promise<void>, signal: AbortSignal, log: Logger): Promise<void> {
   let seen = '';
@@ -261,6 +291,6 @@ async function watchCertDir(dir: string, serve: (c: ServingCertificate) => Promi
       log.error({ err, dir }, 'cannot load the serving certificate from --cert-dir');
       if (!seen) throw err;
     }
-    await sleep(systemClock, 10_000, signal);
+    await changedOrTimeout(dir, 10_000, signal);
   }
 }
