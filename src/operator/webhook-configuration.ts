@@ -30,7 +30,8 @@ const controlledPods = { matchExpressions: [{ key: CONTROL_LABEL, operator: 'In'
 export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: string): Record<string, unknown>[] {
   const common = {
     admissionReviewVersions: ['v1'],
-    sideEffects: 'NoneOnDryRun',
+    // Only GraceDelete writes (it labels the pod it refuses to delete), and never on a dry run.
+    sideEffects: 'None',
     failurePolicy: 'Fail',
     timeoutSeconds: 5,
     matchPolicy: 'Equivalent',
@@ -69,6 +70,7 @@ export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: 
           clientConfig: config('/validating-generic'),
           rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
           ...common,
+          sideEffects: 'NoneOnDryRun',
         },
         {
           name: WEBHOOK_NAMES.validatingGeneric,
