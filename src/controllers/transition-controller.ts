@@ -109,6 +109,7 @@ export class TransitionReconciler implements Reconciler {
       this.#expectations.expect(key, current.metadata.resourceVersion);
       this.#recordVerdictChanges(rule, evaluation);
     }
+    evaluation.releaseAnswers();
     await this.#syncDetailAnnotations(rule.status?.targets ?? [], { ...current, status: evaluation.status });
     // As controller-runtime: a delay wins over a backoff requeue.
     const result: Result = {

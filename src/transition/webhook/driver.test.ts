@@ -53,7 +53,15 @@ function controller(webhook: TransitionRuleWebhook | TransitionRule[], options: 
         { polls: state.polls, calls: state.calls, newTraceId: () => `trace-${++traces}` },
       );
       state.rule = { ...state.rule, status: evaluation.status };
+      evaluation.releaseAnswers();
       return evaluation;
+    },
+    /** A reconcile whose status write is lost (a conflict): nothing is kept, nothing released. */
+    evaluateLosingTheWrite(pods: Pod[]): Evaluation {
+      return evaluateWithWebhooks(
+        { ptr: state.rule, pods, now: nanosFromMillis(Date.now()) },
+        { polls: state.polls, calls: state.calls, newTraceId: () => `trace-${++traces}` },
+      );
     },
     /** Reconciles until no first request is in flight, as the requeue on each answer does. */
     async reconcile(pods: Pod[]): Promise<Evaluation> {
@@ -123,6 +131,16 @@ describe('webhook rule end to end: first request', () => {
     const due = c.evaluate(PODS.slice(0, 1), 5000);
     assert.equal(reasonOf(due, 'test-pod-a'), 'Waiting for webhook default/ptr/w response, traceId trace-2');
     await until(() => server.requests.length === 2);
+  });
+
+  test('an answer whose status write was lost is used again, not asked again', async () => {
+    const server = await serve((_req, res) => json(res, { success: true }));
+    const c = controller({ clientConfig: { url: server.url } });
+    c.evaluate(PODS);
+    await until(() => c.calls.inFlight === 0);
+    assert.deepEqual(passed(c.evaluateLosingTheWrite(PODS)), PODS.map((p) => p.metadata.name));
+    assert.deepEqual(passed(c.evaluate(PODS)), PODS.map((p) => p.metadata.name));
+    assert.equal(server.requests.length, 1);
   });
 
   test('partial: finishedNames of a failed answer pass', async () => {
