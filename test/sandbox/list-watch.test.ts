@@ -99,6 +99,25 @@ describe('selectors', () => {
   });
 });
 
+describe('list bodies', () => {
+  test('items with multi-byte text are sent whole, with a Content-Length in bytes; an empty list has items []', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'utf8' } } });
+    const data = { greeting: 'grüße, 世界 🚀', plain: 'ascii' };
+    for (const name of ['a', 'b', 'c']) await core.createNamespacedConfigMap({ namespace: 'utf8', body: { metadata: { name, labels: { text: 'utf8' } }, data } });
+    const res = await fetch(`${h.sandbox.url}/api/v1/namespaces/utf8/configmaps?labelSelector=text`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.equal(res.headers.get('content-length'), String(bytes.length));
+    const list = JSON.parse(bytes.toString('utf8'));
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.deepEqual(list.items.map((i: V1ConfigMap) => [i.metadata?.name, i.data]), [['a', data], ['b', data], ['c', data]]);
+
+    const empty = await fetch(`${h.sandbox.url}/api/v1/namespaces/utf8/secrets`);
+    const emptyList = JSON.parse(await empty.text());
+    assert.deepEqual(emptyList.items, []);
+    assert.equal(typeof emptyList.metadata.resourceVersion, 'string');
+  });
+});
+
 describe('paging and list resourceVersion semantics', () => {
   test('limit/continue pages at one resourceVersion with remainingItemCount', async () => {
     const first = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?limit=3&labelSelector=idx`);

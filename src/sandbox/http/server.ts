@@ -77,14 +77,32 @@ function toStatus(err: unknown): Status {
   return internalErrorStatus(message);
 }
 
-function writeBody(res: ServerResponse, code: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+function writeBody(res: ServerResponse, code: number, contentType: string, body: string | Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(code, {
     'Content-Type': contentType,
     'Cache-Control': 'no-cache, private',
-    'Content-Length': String(Buffer.byteLength(body)),
+    'Content-Length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
     ...headers,
   });
   res.end(body);
+}
+
+/**
+ * `head`, the items separated by commas, then `tail`, encoded straight into one buffer: a list of
+ * 10,000 pods is about 25 MB, and joining it into one string first costs a copy of that size on the
+ * heap (and the collections it brings) before the same bytes are encoded again for the socket.
+ */
+function jsonArrayBytes(head: string, items: readonly string[], tail: string): Buffer {
+  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
+  for (const item of items) size += Buffer.byteLength(item);
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = bytes.write(head, 0);
+  items.forEach((item, i) => {
+    if (i > 0) bytes[offset++] = 0x2c;
+    offset += bytes.write(item, offset);
+  });
+  bytes.write(tail, offset);
+  return bytes;
 }
 
 function writeStatus(res: ServerResponse, status: Status, warnings: readonly string[] = []): void {
@@ -351,9 +369,9 @@ function writeResult(
         return writeBody(res, 200, 'application/json', JSON.stringify(list));
       }
       const items = result.items.map(({ object, entry }) => (entry ? (entry.json ??= JSON.stringify(object)) : JSON.stringify(object)));
-      const json = `{"kind":${JSON.stringify(result.kind)},"apiVersion":${JSON.stringify(result.apiVersion)},"metadata":${meta},"items":[${items.join(',')}]}`;
-      if (representation.kind === 'yaml') return writeBody(res, 200, 'application/yaml', YAML.stringify(JSON.parse(json)));
-      return writeBody(res, 200, 'application/json', json, warningHeader(result.warnings));
+      const head = `{"kind":${JSON.stringify(result.kind)},"apiVersion":${JSON.stringify(result.apiVersion)},"metadata":${meta},"items":[`;
+      if (representation.kind === 'yaml') return writeBody(res, 200, 'application/yaml', YAML.stringify(JSON.parse(`${head}${items.join(',')}]}`)));
+      return writeBody(res, 200, 'application/json', jsonArrayBytes(head, items, ']}'), warningHeader(result.warnings));
     }
     case 'watch': {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
