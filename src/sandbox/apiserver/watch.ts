@@ -7,7 +7,7 @@
 import { goneStatus } from '../errors.ts';
 import type { KubeObject } from '../meta/object.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
-import type { StoreEvent, StoredEntry } from '../storage/store.ts';
+import { serialize, type StoreEvent, type StoredEntry } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { parseListOptions, parseResourceVersion } from './options.ts';
 import type { ApiRequest, WatchEvent, WatchEventType, WatchResult, WatchSink } from './request.ts';
@@ -45,8 +45,7 @@ function viewEvent(def: ResourceDefinition, type: WatchEventType, object: KubeOb
       const hit = cache?.get(cacheKey);
       if (hit !== undefined) return hit;
       // The stored serialization is shared with GET and write responses of the same version.
-      const json = entry && shown === entry.object ? (entry.json ??= JSON.stringify(shown)) : JSON.stringify(shown);
-      const text = line(type, json);
+      const text = line(type, serialize(shown, entry));
       cache?.set(cacheKey, text);
       return text;
     },
@@ -58,7 +57,7 @@ function entryEvent(def: ResourceDefinition, entry: StoredEntry): WatchEvent {
   return {
     type: 'ADDED',
     object: entry.object,
-    encoded: () => line('ADDED', (entry.json ??= JSON.stringify(entry.object))),
+    encoded: () => line('ADDED', serialize(entry.object, entry)),
   };
 }
 

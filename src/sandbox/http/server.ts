@@ -18,6 +18,7 @@ import type { KubeObject } from '../meta/object.ts';
 import type { OpenApiDocuments } from '../openapi/documents.ts';
 import { goJsonSyntaxError } from '../patch/index.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
+import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
 import { negotiate, notAcceptableBody, type Representation } from './negotiation.ts';
@@ -349,7 +350,7 @@ function writeResult(
       return writeStatus(res, result.status, result.warnings);
     case 'object': {
       const { entry, object } = result;
-      const json = (): string => (entry && entry.object === object ? (entry.json ??= JSON.stringify(object)) : JSON.stringify(object));
+      const json = (): string => serialize(object, entry);
       const [type, body] = encodeObject(def, representation, url, now, object, json);
       return writeBody(res, result.code, type, body, warningHeader(result.warnings));
     }
@@ -368,7 +369,7 @@ function writeResult(
         const list = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: result.metadata, items: result.items.map((i) => partialObjectMetadata(i.object)) };
         return writeBody(res, 200, 'application/json', JSON.stringify(list));
       }
-      const items = result.items.map(({ object, entry }) => (entry ? (entry.json ??= JSON.stringify(object)) : JSON.stringify(object)));
+      const items = result.items.map(({ object, entry }) => serialize(object, entry));
       const head = `{"kind":${JSON.stringify(result.kind)},"apiVersion":${JSON.stringify(result.apiVersion)},"metadata":${meta},"items":[`;
       if (representation.kind === 'yaml') return writeBody(res, 200, 'application/yaml', YAML.stringify(JSON.parse(`${head}${items.join(',')}]}`)));
       return writeBody(res, 200, 'application/json', jsonArrayBytes(head, items, ']}'), warningHeader(result.warnings));

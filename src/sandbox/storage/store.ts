@@ -14,6 +14,11 @@ export interface StoredEntry {
   json: string | undefined;
 }
 
+/** `object` as JSON, serialized once per stored version when `entry` holds that very object (not a view of it). */
+export function serialize(object: KubeObject, entry: StoredEntry | undefined): string {
+  return entry && entry.object === object ? (entry.json ??= JSON.stringify(object)) : JSON.stringify(object);
+}
+
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoreEvent {
