@@ -247,7 +247,11 @@ const object = (description: string, properties: Record<string, Schema>, require
   ...(required ? { required } : {}),
   properties,
 });
-const array = (description: string, items: Schema): Schema => ({ type: 'array', description, items });
+const array = (description: string, items: Schema, maxItems?: number): Schema => ({ type: 'array', description, items, ...(maxItems !== undefined && { maxItems }) });
+/** Bounds of what one rule may hold: an admission review of it stays small, whatever a writer sends. */
+export const MAX_TRANSITION_RULES = 64;
+export const MAX_WEBHOOK_PARAMETERS = 64;
+export const MAX_URL_LENGTH = 2048;
 const intOrString = (description: string): Schema => ({
   description,
   'x-kubernetes-int-or-string': true,
@@ -272,10 +276,10 @@ const taskInfo = (description: string): Schema =>
 function specSchema(): Schema {
   const webhook = object('Asks an HTTP(S) server whether the pods may pass.', {
     clientConfig: object('How to reach the rule server.', {
-      url: str('The first request is a POST to this URL.'),
+      url: str('The first request is a POST to this URL.', { maxLength: MAX_URL_LENGTH }),
       caBundle: str('base64 of the PEM CA bundle that must sign the server certificate; empty or Cg== uses the system roots.'),
       poll: object('Poll a long-running task until it approves the pods.', {
-        url: str('GET <url>?<rawQueryKey>=<taskId>.'),
+        url: str('GET <url>?<rawQueryKey>=<taskId>.', { maxLength: MAX_URL_LENGTH }),
         rawQueryKey: str('Query key of the task ID. Default task-id.'),
         caBundle: str('As clientConfig.caBundle, for the poll URL.'),
         intervalSeconds: int64('Seconds between polls. Default 5.', { default: 5, minimum: 1 }),
@@ -299,6 +303,7 @@ function specSchema(): Schema {
           }),
         }),
       }),
+      MAX_WEBHOOK_PARAMETERS,
     ),
   });
   const rule = object('One check of the rule.', {
@@ -320,7 +325,7 @@ function specSchema(): Schema {
   });
   return object('The pods and the checks.', {
     selector: labelSelectorSchema('Pods of this namespace the rule applies to.'),
-    rules: array('The checks, run in order availablePolicy, labelCheck, webhook (stable for equal kinds).', rule),
+    rules: array('The checks, run in order availablePolicy, labelCheck, webhook (stable for equal kinds).', rule, MAX_TRANSITION_RULES),
   });
 }
 

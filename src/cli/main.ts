@@ -83,6 +83,11 @@ if (isEntryPoint()) {
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // A promise nobody awaited failed: a bug, but one that leaves no half-done state behind, so a long-running
+  // server logs it and keeps serving rather than exiting (Node's default) and failing every webhook call.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(`${JSON.stringify({ level: 50, time: new Date().toISOString(), msg: 'unhandled promise rejection', err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) })}\n`);
+  });
   const io: CommandIO = {
     stdout: process.stdout,
     stderr: process.stderr,

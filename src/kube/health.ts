@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { requestPath, requestQuery, ServerConnections } from './server-connections.ts';
 
 export type Check = () => boolean | Promise<boolean>;
 
@@ -46,30 +47,18 @@ async function runChecks(checks: Record<string, Check>): Promise<{ ok: boolean; 
 export async function startProbeServer(options: ProbeServerOptions): Promise<RunningServer> {
   const { host, port } = parseBindAddress(options.address);
   const server: Server = createServer((req, res) => {
-    void (async () => {
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (path === '/metrics' && options.registry) {
-        res.writeHead(200, { 'Content-Type': options.registry.contentType });
-        res.end(await options.registry.metrics());
-        return;
-      }
-      for (const [prefix, checks] of [['/healthz', options.healthChecks], ['/readyz', options.readyChecks]] as const) {
-        if (!checks || (path !== prefix && !path.startsWith(`${prefix}/`))) continue;
-        const only = path.slice(prefix.length + 1);
-        const selected = only ? Object.fromEntries(Object.entries(checks).filter(([n]) => n === only)) : checks;
-        if (only && Object.keys(selected).length === 0) break;
-        const { ok, lines } = await runChecks(selected);
-        res.writeHead(ok ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end(new URL(req.url ?? '/', 'http://localhost').searchParams.has('verbose') || !ok ? `${lines.join('\n')}\n${prefix.slice(1)} check ${ok ? 'passed' : 'failed'}\n` : 'ok');
-        return;
-      }
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
-      res.end('404 page not found\n');
-    })().catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
+    answer(options, req.url).then(
+      ({ code, contentType, body }) => {
+        res.writeHead(code, { 'Content-Type': contentType });
+        res.end(body);
+      },
+      () => {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('internal error\n');
+      },
+    );
   });
+  const connections = new ServerConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
@@ -77,6 +66,30 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Run
   const bound = server.address() as AddressInfo;
   return {
     address: `${bound.address}:${bound.port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => connections.close(server, 1000),
   };
+}
+
+interface Answer {
+  code: number;
+  contentType: string;
+  body: string;
+}
+
+const text = (code: number, body: string): Answer => ({ code, contentType: 'text/plain; charset=utf-8', body });
+
+async function answer(options: ProbeServerOptions, target: string | undefined): Promise<Answer> {
+  const path = requestPath(target);
+  if (path === undefined) return text(400, 'malformed request target\n');
+  if (path === '/metrics' && options.registry) return { code: 200, contentType: options.registry.contentType, body: await options.registry.metrics() };
+  for (const [prefix, checks] of [['/healthz', options.healthChecks], ['/readyz', options.readyChecks]] as const) {
+    if (!checks || (path !== prefix && !path.startsWith(`${prefix}/`))) continue;
+    const only = path.slice(prefix.length + 1);
+    const selected = only ? Object.fromEntries(Object.entries(checks).filter(([n]) => n === only)) : checks;
+    if (only && Object.keys(selected).length === 0) break;
+    const { ok, lines } = await runChecks(selected);
+    const verbose = requestQuery(target).has('verbose') || !ok;
+    return text(ok ? 200 : 500, verbose ? `${lines.join('\n')}\n${prefix.slice(1)} check ${ok ? 'passed' : 'failed'}\n` : 'ok');
+  }
+  return text(404, '404 page not found\n');
 }

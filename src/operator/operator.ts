@@ -23,7 +23,7 @@ import { LifecycleMetrics } from './lifecycle-metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler } from '../controllers/lifecycle-controller.ts';
 import { PODTRANSITIONRULES, TRANSITION_CONTROLLER_NAME, TransitionReconciler, TransitionRuleChecker } from '../controllers/transition-controller.ts';
-import { PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
+import { podTransitionRuleSchema, PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
 import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';
@@ -33,7 +33,8 @@ import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
 import { graceDelete } from '../webhook/grace-delete.ts';
 import { mutatePodLifecycle, validatePodLifecycle } from '../webhook/pod-lifecycle.ts';
-import { WebhookServer, type ServingCertificate } from '../webhook/server.ts';
+import { requireShape, POD_SHAPE } from '../webhook/object-shape.ts';
+import { WebhookServer, type ClientAuthentication, type ServingCertificate } from '../webhook/server.ts';
 import type { FeatureGates } from './feature-gates.ts';
 import { trimPod } from './pod-cache.ts';
 import { WEBHOOK_NAMES } from './webhook-configuration.ts';
@@ -56,6 +57,8 @@ export interface OperatorOptions {
     /** DNS names and IPs of the self-managed serving certificate. */
     hosts: string[];
     secretName: string;
+    /** Serve only callers presenting a client certificate signed by this CA (the API server's). */
+    clientAuthentication?: ClientAuthentication;
   };
   metricsAddress: string;
   probeAddress: string;
@@ -148,7 +151,9 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   });
   rules.addHandler({ onAdd: onRule, onUpdate: (_previous, current) => onRule(current), onDelete: onRule });
 
-  const validators = [validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos })] : [])];
+  const podShape = requireShape(POD_SHAPE);
+  const ruleShape = requireShape(podTransitionRuleSchema());
+  const validators = [podShape, validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos, logger: log })] : [])];
   let webhookServer: WebhookServer | undefined;
   let resolveAddress: (address: string) => void = () => {};
   const webhookAddress = new Promise<string>((resolve) => (resolveAddress = resolve));
@@ -158,15 +163,16 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       host: options.webhook.host,
       port: options.webhook.port,
       certificate,
+      ...(options.webhook.clientAuthentication && { clientAuthentication: options.webhook.clientAuthentication }),
       registry,
       logger: log,
       routes: [
         genericRoute('/mutating-generic', {
-          Pod: [(r) => mutatePodLifecycle(r, nowNanos)],
-          'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)],
-          [PTR_KIND]: [defaultTransitionRule],
+          Pod: [podShape, (r) => mutatePodLifecycle(r, nowNanos)],
+          'Pod/status': [podShape, (r) => mutatePodLifecycle(r, nowNanos)],
+          [PTR_KIND]: [ruleShape, defaultTransitionRule],
         }),
-        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [(r) => validateTransitionRule(r)] }),
+        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [ruleShape, (r) => validateTransitionRule(r)] }),
       ],
     });
     resolveAddress(await webhookServer.listen());

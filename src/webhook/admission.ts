@@ -93,8 +93,16 @@ export function decodeReview(body: string): { apiVersion: string; request: Admis
   if (typeof request.uid !== 'string' || request.uid === '') throw new InvalidReviewError('request.uid is missing');
   if (!OPERATIONS.includes(request.operation as AdmissionOperation)) throw new InvalidReviewError(`request.operation ${JSON.stringify(request.operation)} is not one of ${OPERATIONS.join(', ')}`);
   for (const field of ['kind', 'resource'] as const) {
-    if (!isObject(request[field])) throw new InvalidReviewError(`request.${field} is missing`);
+    const value = request[field];
+    if (!isObject(value)) throw new InvalidReviewError(`request.${field} is missing`);
+    for (const part of field === 'kind' ? ['group', 'version', 'kind'] : ['group', 'version', 'resource']) {
+      if (typeof value[part] !== 'string') throw new InvalidReviewError(`request.${field}.${part} must be a string`);
+    }
   }
+  for (const field of ['name', 'namespace', 'subResource'] as const) {
+    if (request[field] != null && typeof request[field] !== 'string') throw new InvalidReviewError(`request.${field} must be a string`);
+  }
+  if (request.dryRun != null && typeof request.dryRun !== 'boolean') throw new InvalidReviewError('request.dryRun must be a boolean');
   for (const field of ['object', 'oldObject'] as const) {
     if (request[field] != null && !isObject(request[field])) throw new InvalidReviewError(`request.${field} must be an object`);
   }

@@ -51,13 +51,22 @@ export async function generateCA(commonName: string, validityDays: number, now: 
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), signed by the CA. */
-export async function generateServing(ca: KeyPair, hosts: readonly string[], validityDays: number, now: number): Promise<KeyPair> {
+export function generateServing(ca: KeyPair, hosts: readonly string[], validityDays: number, now: number): Promise<KeyPair> {
+  return issue(ca, hosts[0] ?? 'podops-webhook', hosts, x509.ExtendedKeyUsage.serverAuth, validityDays, now);
+}
+
+/** A client certificate named `commonName` (e.g. the API server's, for calling the webhooks), signed by the CA. */
+export function generateClientCertificate(ca: KeyPair, commonName: string, validityDays: number, now: number): Promise<KeyPair> {
+  return issue(ca, commonName, [], x509.ExtendedKeyUsage.clientAuth, validityDays, now);
+}
+
+async function issue(ca: KeyPair, commonName: string, hosts: readonly string[], usage: string, validityDays: number, now: number): Promise<KeyPair> {
   const caCert = new x509.X509Certificate(ca.cert);
   const keys = await crypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const names = hosts.map((host) => (isIP(host) ? { type: 'ip' as const, value: host } : { type: 'dns' as const, value: host }));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: `CN=${hosts[0] ?? 'podops-webhook'}`,
+    subject: `CN=${commonName}`,
     issuer: caCert.subject,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + validityDays * DAY_MS),
@@ -67,8 +76,8 @@ export async function generateServing(ca: KeyPair, hosts: readonly string[], val
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(names),
+      new x509.ExtendedKeyUsageExtension([usage]),
+      ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
       // Names the signing key, so a verifier trusting several CAs (during a CA rotation) picks the right one.
       await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
     ],

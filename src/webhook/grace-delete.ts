@@ -1,10 +1,15 @@
 // GraceDelete (feature gate GraceDeleteWebhook): `kubectl delete pod` on a controlled pod with the
 // service-ready gate is denied, and the pod is labelled `to-delete` instead, so it leaves traffic through a
 // pod-delete lifecycle; the pod-deletion controller's own delete passes once that lifecycle allows it.
+//
+// Labelling is a write on the strength of a request anyone who reaches the webhook port can send. It is made
+// only when the reviewed pod is the live pod exactly: the same uid (random, known only to those who can read
+// the pod) and the same resourceVersion (the API server sends the pod as stored when the delete arrives).
 
 import type { Pod } from '../api/kube.ts';
 import { GRACE_DELETE_MESSAGE, GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_WEBHOOK_NAME, TO_DELETE_LABEL } from '../api/protocol.ts';
-import { isConflict, type KubeClient } from '../kube/client.ts';
+import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
@@ -16,9 +21,22 @@ import { allowed, denied, type AdmissionRequest, type Verdict } from './admissio
 /** Repeated deletes re-label a pod at most this often (upstream PR #197). */
 const RELABEL_INTERVAL = 5n * NANOS_PER_SECOND;
 
+/** The review does not describe the pod as stored: a forged review, or one the pod has moved past. */
+class NotTheLivePodError extends Error {}
+
 export interface GraceDeleteOptions {
   client: KubeClient;
   now: () => Nanos;
+  logger?: Logger;
+}
+
+async function getLivePod(client: KubeClient, namespace: string, name: string): Promise<Pod> {
+  try {
+    return await client.get<Pod>(PODS, namespace, name);
+  } catch (err) {
+    if (isNotFound(err)) throw new NotTheLivePodError(`pod ${namespace}/${name} does not exist: nothing done`);
+    throw err;
+  }
 }
 
 export function graceDeleteMessage(pod: Pod): string {
@@ -26,7 +44,7 @@ export function graceDeleteMessage(pod: Pod): string {
   return `failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${GRACE_DELETE_MESSAGE}${finalizers.length > 0 ? ` with finalizers: [${finalizers.join(' ')}]` : ''}`;
 }
 
-export async function graceDelete(request: AdmissionRequest, { client, now }: GraceDeleteOptions): Promise<Verdict> {
+export async function graceDelete(request: AdmissionRequest, { client, now, logger }: GraceDeleteOptions): Promise<Verdict> {
   if (request.operation !== 'DELETE') return allowed();
   const pod = request.oldObject as Pod | undefined;
   if (!pod?.metadata || !isControlled(pod) || !hasServiceReadyGate(pod)) return allowed();
@@ -35,16 +53,32 @@ export async function graceDelete(request: AdmissionRequest, { client, now }: Gr
   // Divergence from upstream: a dry-run delete is answered without labelling the pod.
   if (request.dryRun) return denied(graceDeleteMessage(pod));
   try {
-    await markForDeletion(client, pod.metadata.namespace ?? '', pod.metadata.name ?? '', at);
+    await markForDeletion(client, pod, at);
   } catch (err) {
+    if (err instanceof NotTheLivePodError) {
+      logger?.warn({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: request.uid, reason: err.message }, 'GraceDelete: the reviewed pod is not the live pod; nothing written');
+    }
     return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
   }
   return denied(graceDeleteMessage(pod));
 }
 
-async function markForDeletion(client: KubeClient, namespace: string, name: string, at: Nanos): Promise<void> {
+/** Why `reviewed` is not the pod as stored now, or undefined when it is. */
+function livePodMismatch(reviewed: Pod, live: Pod): string | undefined {
+  if (live.metadata.uid !== reviewed.metadata.uid) return `the pod under review (uid ${reviewed.metadata.uid ?? '<none>'}) is not the live pod: nothing done`;
+  if (live.metadata.resourceVersion !== reviewed.metadata.resourceVersion) {
+    return `the pod changed (resourceVersion ${reviewed.metadata.resourceVersion ?? '<none>'}, now ${live.metadata.resourceVersion ?? '<none>'}) while its deletion was reviewed: nothing done, retry the delete`;
+  }
+  return undefined;
+}
+
+async function markForDeletion(client: KubeClient, reviewed: Pod, at: Nanos): Promise<void> {
+  const { namespace = '', name = '' } = reviewed.metadata;
   for (let attempt = 0; ; attempt++) {
-    const live = await client.get<Pod>(PODS, namespace, name);
+    const live = await getLivePod(client, namespace, name);
+    // The first read vouches for the review; after a conflict, a newer version of the same pod is expected.
+    const mismatch = livePodMismatch(reviewed, live);
+    if (mismatch && (attempt === 0 || live.metadata.uid !== reviewed.metadata.uid)) throw new NotTheLivePodError(mismatch);
     const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
     if (last !== undefined && at - last < RELABEL_INTERVAL) return;
     const labels = { ...live.metadata.labels };

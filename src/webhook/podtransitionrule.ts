@@ -1,6 +1,7 @@
 // PodTransitionRule admission: defaulting (mutating) and validation (validating), thin drivers of
-// src/transition. An unreachable webhook host is a warning, never a denial: the probe runs in parallel and
-// within a budget well under the webhook's own timeout.
+// src/transition. An unreachable webhook host is a warning, never a denial: the probe of the endpoints a
+// write adds runs in parallel, for a bounded number of them, within a budget well under the webhook's own
+// timeout.
 
 import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { defaultPodTransitionRule } from '../transition/defaults.ts';
@@ -26,7 +27,8 @@ export async function validateTransitionRule(request: AdmissionRequest, probe = 
   // (finalizers, annotations) needs no new probe.
   const { errors, warnings } = validatePodTransitionRule(rule);
   if (errors.length > 0) return denied(validationMessage(errors));
-  const specChanged = request.operation === 'CREATE' || JSON.stringify((request.oldObject as PodTransitionRule | undefined)?.spec) !== JSON.stringify(rule.spec);
-  const unreachable = specChanged && !request.dryRun ? await probe(rule, PROBE_TIMEOUT_MS) : [];
+  const previous = request.oldObject as PodTransitionRule | undefined;
+  const specChanged = request.operation === 'CREATE' || JSON.stringify(previous?.spec) !== JSON.stringify(rule.spec);
+  const unreachable = specChanged && !request.dryRun ? await probe(rule, { timeoutMs: PROBE_TIMEOUT_MS, ...(previous && { previous }) }) : [];
   return allowed(undefined, [...warnings, ...unreachable]);
 }

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { PodTransitionRule } from '../../src/api/podtransitionrule.ts';
+import { MAX_TRANSITION_RULES, type PodTransitionRule } from '../../src/api/podtransitionrule.ts';
+import { MAX_PROBED_ENDPOINTS, reachabilityWarnings, type EndpointProbe } from '../../src/transition/webhook/probe.ts';
 import type { AdmissionOperation, AdmissionRequest } from '../../src/webhook/admission.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../../src/webhook/podtransitionrule.ts';
 
@@ -120,5 +121,49 @@ describe('PodTransitionRule admission', () => {
     Object.assign(webhook, { failurePolicy: 'Ignore' });
     Object.assign(webhook.clientConfig.poll, { intervalSeconds: 10, timeoutSeconds: 30 });
     assert.deepEqual(defaultTransitionRule(request('UPDATE', defaulted, { oldObject: object })), { allowed: true }, 'values the user set are kept');
+  });
+
+  test('a rule with the most webhook rules the schema allows is probed a bounded number of endpoints at once, and an update only for what it adds', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    const asked: string[] = [];
+    const slowRefusal: EndpointProbe = async (host, port) => {
+      asked.push(`${host}:${port}`);
+      mostOpen = Math.max(mostOpen, ++open);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open--;
+      return 'connect ECONNREFUSED';
+    };
+    const probe = (ptr: PodTransitionRule, options: Parameters<typeof reachabilityWarnings>[1]) => reachabilityWarnings(ptr, { ...options, probe: slowRefusal });
+    const rules = Array.from({ length: MAX_TRANSITION_RULES }, (_, i) => ({
+      name: `w${i}`,
+      webhook: { clientConfig: { url: `http://10.0.${i}.1:8080/check`, poll: { url: `http://10.1.${i}.1:8080/poll` } } },
+    }));
+    const big: PodTransitionRule = { ...rule('http://unused'), spec: { selector: { matchLabels: { app: 'web' } }, rules } };
+    const created = await validateTransitionRule(request('CREATE', big), probe);
+    assert.equal(created.allowed, true);
+    assert.equal(asked.length, MAX_PROBED_ENDPOINTS);
+    assert.ok(mostOpen <= MAX_PROBED_ENDPOINTS, `at most ${MAX_PROBED_ENDPOINTS} probes at once, saw ${mostOpen}`);
+    assert.equal(created.warnings?.length, MAX_PROBED_ENDPOINTS + 1);
+    assert.equal(created.warnings?.at(-1), `the reachability of ${2 * MAX_TRANSITION_RULES - MAX_PROBED_ENDPOINTS} more webhook endpoints was not checked (at most ${MAX_PROBED_ENDPOINTS} per write)`);
+
+    asked.length = 0;
+    const changed = structuredClone(big);
+    const first = changed.spec?.rules?.[0]?.webhook?.clientConfig;
+    assert.ok(first);
+    first.url = 'http://10.9.9.9:8080/check';
+    const updated = await validateTransitionRule(request('UPDATE', changed, { oldObject: big }), probe);
+    assert.equal(updated.allowed, true);
+    assert.deepEqual(asked, ['10.9.9.9:8080'], 'only the endpoint the update adds');
+    assert.deepEqual(updated.warnings, ['spec.rule.w0.clientConfig.url: podtransitionrule validate webhook failed, check server reachable, while server unreachable, error: connect ECONNREFUSED']);
+  });
+
+  test('URLs sharing an endpoint are probed once and warned about each', async () => {
+    const asked: string[] = [];
+    const probe = (ptr: PodTransitionRule) =>
+      reachabilityWarnings(ptr, { probe: async (host, port) => (asked.push(`${host}:${port}`), 'down') });
+    const verdict = await validateTransitionRule(request('CREATE', rule(`http://127.0.0.1:${closedPort}`)), probe);
+    assert.deepEqual(asked, [`127.0.0.1:${closedPort}`]);
+    assert.equal(verdict.warnings?.length, 2);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
@@ -8,7 +9,11 @@ import { localCertificates, post } from '../support/tls.ts';
 import { genericRoute } from '../../src/webhook/dispatch.ts';
 import { mutatePodLifecycle, validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
-import type { ServingBundle } from '../../src/webhook/certificates.ts';
+import { podTransitionRuleSchema } from '../../src/api/podtransitionrule.ts';
+import { generateCA, generateClientCertificate, type KeyPair, type ServingBundle } from '../../src/webhook/certificates.ts';
+import { POD_SHAPE, requireShape } from '../../src/webhook/object-shape.ts';
+import { open, targetOf } from '../support/hostile-http.ts';
+import { until } from '../e2e/harness.ts';
 
 const NOW = 1717505885197871195n;
 
@@ -115,7 +120,7 @@ describe('webhook server with the pod lifecycle handlers', () => {
     assert.equal((await send('/nope', '{}')).status, 404);
     assert.equal((await post(address, '/mutating-generic', '', certs.ca.cert, {}, 'GET')).status, 405);
     const broken = response((await send('/broken', review('CREATE', pod()))).text);
-    assert.deepEqual(broken, { uid: 'b0b1-uid', allowed: false, status: { code: 500, message: 'boom' } });
+    assert.deepEqual(broken, { uid: 'b0b1-uid', allowed: false, status: { code: 500, message: 'internal error while reviewing the request (uid b0b1-uid), see the operator log' } });
     assert.match(await registry.metrics(), /controller_runtime_webhook_panics_total 1/);
     assert.match(await registry.metrics(), /controller_runtime_webhook_requests_total\{webhook="\/mutating-generic",code="413"\} 1/);
   });
@@ -134,5 +139,173 @@ describe('webhook server with the pod lifecycle handlers', () => {
     server.setCertificate(rotated.serving);
     const answer = await post(address, '/validating-generic', review('CREATE', pod()), rotated.ca.cert);
     assert.equal(answer.peerCertificate, new X509Certificate(rotated.serving.cert).fingerprint256);
+  });
+});
+
+describe('webhook server hardening', () => {
+  let certs: ServingBundle;
+  let server: WebhookServer;
+  let address: string;
+
+  before(async () => {
+    certs = await localCertificates();
+    server = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      connections: { maxIdle: 8 },
+      routes: [
+        genericRoute('/validating-generic', {
+          Pod: [requireShape(POD_SHAPE), validatePodLifecycle],
+          PodTransitionRule: [requireShape(podTransitionRuleSchema()), validatePodLifecycle],
+        }),
+      ],
+    });
+    address = await server.listen();
+  });
+  after(() => server.close());
+
+  const verdictOf = async (body: string): Promise<Record<string, unknown>> =>
+    (JSON.parse((await post(address, '/validating-generic', body, certs.ca.cert)).text) as { response: Record<string, unknown> }).response;
+
+  test('a malformed object is answered 400 naming the field, never with internal error text', async () => {
+    const labels = await verdictOf(review('CREATE', { metadata: { name: 'p', labels: { app: 7 } } }));
+    assert.deepEqual(labels.status, { code: 400, message: 'malformed Pod: request.object.metadata.labels.app: got a number, must be a string' });
+    const ptr = await verdictOf(
+      JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: {
+          uid: 'u',
+          kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'PodTransitionRule' },
+          resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' },
+          operation: 'CREATE',
+          object: { metadata: { name: 'r' }, spec: { rules: [null] } },
+        },
+      }),
+    );
+    assert.deepEqual(ptr.status, { code: 400, message: 'malformed PodTransitionRule: request.object.spec.rules[0]: got null, must be an object' });
+    const kind = await verdictOf(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', kind: { group: '', version: 'v1', kind: 7 }, resource: {} } }));
+    assert.deepEqual(kind.status, { code: 400, message: 'unable to decode the request: request.kind.kind must be a string' });
+  });
+
+  test('only AEAD cipher suites: a TLS 1.2 client offering only CBC suites is refused', async () => {
+    const [host, port] = address.split(':');
+    const handshake = (ciphers: string) =>
+      new Promise<Error | undefined>((resolve) => {
+        const socket = connect({ host, port: Number(port), ca: certs.ca.cert, maxVersion: 'TLSv1.2', ciphers }, () => {
+          socket.end();
+          resolve(undefined);
+        });
+        socket.on('error', resolve);
+      });
+    assert.ok(await handshake('ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA'), 'CBC-SHA1 suites are not offered');
+    assert.equal(await handshake('ECDHE-ECDSA-AES128-GCM-SHA256'), undefined, 'a GCM suite is');
+    assert.equal(await handshake('ECDHE-ECDSA-CHACHA20-POLY1305'), undefined, 'and ChaCha20-Poly1305');
+  });
+
+  test('idle connections are capped: the longest idle make room, and a new client is still served', async () => {
+    const target = targetOf(address, { ca: certs.ca.cert });
+    const idle = await Promise.all(Array.from({ length: 40 }, () => open(target)));
+    await until(() => server.idleConnections, (n) => n <= 8, 'idle connections to be capped');
+    await until(() => idle.filter((socket) => !socket.closed).length, (n) => n === 8, 'all but 8 idle connections to be closed');
+    const answer = await post(address, '/validating-generic', review('CREATE', pod()), certs.ca.cert);
+    assert.equal(answer.status, 200);
+    for (const socket of idle) socket.destroy();
+  });
+
+  test('a connection that sends no request is closed after the first-request deadline', async () => {
+    const quick = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: certs.serving, connections: { firstRequestTimeoutMs: 200 }, routes: [] });
+    const socket = await open(targetOf(await quick.listen(), { ca: certs.ca.cert }));
+    await until(() => socket.closed, Boolean, 'the silent connection to be closed', 3000);
+    await quick.close();
+  });
+
+  test('close answers the review in flight, drops kept-alive connections and returns promptly', async () => {
+    let release: () => void = () => {};
+    const slow = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      routes: [{ path: '/slow', handle: () => new Promise((resolve) => (release = () => resolve({ allowed: true }))) }],
+    });
+    const slowAddress = await slow.listen();
+    const target = targetOf(slowAddress, { ca: certs.ca.cert });
+    // A client that keeps idle connections open, as the API server does.
+    const kept = await Promise.all(Array.from({ length: 5 }, () => open(target)));
+    const inFlight = post(slowAddress, '/slow', review('CREATE', pod()), certs.ca.cert);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = slow.close();
+    release();
+    assert.equal((await inFlight).status, 200, 'the review in flight was answered');
+    await closing;
+    await until(() => kept.every((socket) => socket.closed), Boolean, 'the kept-alive connections to be closed', 2000);
+  });
+
+  test('close cuts a review that does not finish within the grace period', async () => {
+    const stuck = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: certs.serving, shutdownGraceMs: 200, routes: [{ path: '/stuck', handle: () => new Promise(() => {}) }] });
+    const stuckAddress = await stuck.listen();
+    const inFlight = post(stuckAddress, '/stuck', review('CREATE', pod()), certs.ca.cert).catch((err: Error) => err);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await stuck.close();
+    assert.ok(Date.now() - started < 2000, 'close returned after the grace period');
+    assert.ok((await inFlight) instanceof Error, 'the stuck request was cut');
+  });
+});
+
+describe('webhook server with client certificates', () => {
+  let certs: ServingBundle;
+  let clientCa: KeyPair;
+  let server: WebhookServer;
+  let address: string;
+
+  before(async () => {
+    certs = await localCertificates();
+    clientCa = await generateCA('apiserver-client-ca', 30, Date.now());
+    server = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      clientAuthentication: { ca: clientCa.cert, names: ['kube-apiserver'] },
+      routes: [genericRoute('/validating-generic', { Pod: [validatePodLifecycle] })],
+    });
+    address = await server.listen();
+  });
+  after(() => server.close());
+
+  const call = (client?: KeyPair) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const [host, port] = address.split(':');
+      const req = httpsRequest(
+        { host, port: Number(port), path: '/validating-generic', method: 'POST', ca: certs.ca.cert, headers: { 'Content-Type': 'application/json' }, agent: false, ...(client && { cert: client.cert, key: client.key }) },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on('error', reject);
+      req.end(review('CREATE', pod()));
+    });
+
+  test('the API server, presenting a certificate the CA signed with an accepted name, is served', async () => {
+    const apiserver = await generateClientCertificate(clientCa, 'kube-apiserver', 30, Date.now());
+    const answer = await call(apiserver);
+    assert.equal(answer.status, 200);
+    assert.equal((JSON.parse(answer.text) as { response: { allowed: boolean } }).response.allowed, true);
+  });
+
+  test('a client without a certificate, or with one from another CA, is refused in the handshake', async () => {
+    await assert.rejects(call());
+    const stranger = await generateClientCertificate(await generateCA('other', 30, Date.now()), 'kube-apiserver', 30, Date.now());
+    await assert.rejects(call(stranger));
+  });
+
+  test('a certificate the CA signed for another name is answered 403', async () => {
+    const kubelet = await generateClientCertificate(clientCa, 'system:node:worker-1', 30, Date.now());
+    const answer = await call(kubelet);
+    assert.equal(answer.status, 403);
+    assert.equal(answer.text, 'the client certificate is not one of the accepted API server names\n');
   });
 });

@@ -1,9 +1,12 @@
 // `podops operator`: runs the operator against a cluster (or the sandbox) until SIGTERM.
 
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger } from '../../kube/log.ts';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { startOperator } from '../../operator/operator.ts';
+import type { ClientAuthentication } from '../../webhook/server.ts';
 import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops operator [options]
@@ -26,6 +29,10 @@ Options:
   --webhook-hosts LIST               DNS names/IPs of the self-managed certificate
                                      (default podops-webhook.<namespace>.svc and .svc.cluster.local)
   --webhook-secret NAME              Secret holding the self-managed certificates (default podops-webhook-certs)
+  --webhook-client-ca-file PATH      serve only callers whose client certificate this CA bundle signed: the
+                                     API server's, configured with its --admission-control-config-file
+  --webhook-client-names LIST        with --webhook-client-ca-file: the accepted common names or DNS names
+                                     of that certificate (default: any the CA signed)
   --metrics-bind-address ADDR        Prometheus metrics (default :8080; 0 to disable)
   --health-probe-bind-address ADDR   /healthz and /readyz (default :8081; 0 to disable)
   --log-level LEVEL                  debug, info, warn, error (default info)
@@ -39,6 +46,27 @@ function durationFlag(flag: string, value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
   if (!match) throw new UsageError(`${flag} must be a duration such as 500ms, 15s or 1m, got "${value}"`);
   return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+}
+
+async function readClientAuthentication(caFile: string | undefined, names: string | undefined): Promise<ClientAuthentication | undefined> {
+  const nameList = names?.split(',').map((n) => n.trim()).filter(Boolean) ?? [];
+  if (caFile === undefined) {
+    if (nameList.length > 0) throw new UsageError('--webhook-client-names needs --webhook-client-ca-file');
+    return undefined;
+  }
+  let ca: string;
+  try {
+    ca = await readFile(caFile, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--webhook-client-ca-file: cannot read ${caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    new X509Certificate(ca);
+  } catch (err) {
+    throw new UsageError(`--webhook-client-ca-file: ${caFile} is not a PEM CA bundle: ${(err as Error).message}`);
+  }
+  return { ca, names: nameList };
 }
 
 export const operatorCommand: Command = {
@@ -62,6 +90,8 @@ export const operatorCommand: Command = {
         'cert-dir': { type: 'string' },
         'webhook-hosts': { type: 'string' },
         'webhook-secret': { type: 'string', default: 'podops-webhook-certs' },
+        'webhook-client-ca-file': { type: 'string' },
+        'webhook-client-names': { type: 'string' },
         'metrics-bind-address': { type: 'string', default: ':8080' },
         'health-probe-bind-address': { type: 'string', default: ':8081' },
         'log-level': { type: 'string', default: 'info' },
@@ -85,8 +115,11 @@ export const operatorCommand: Command = {
     const inCluster = !values.kubeconfig && !io.env.KUBECONFIG && io.env.KUBERNETES_SERVICE_HOST !== undefined;
     const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), inCluster, env: io.env });
     const hosts = values['webhook-hosts']?.split(',').map((h) => h.trim()).filter(Boolean) ?? [`podops-webhook.${namespace}.svc`, `podops-webhook.${namespace}.svc.cluster.local`];
+    const clientAuthentication = await readClientAuthentication(values['webhook-client-ca-file'], values['webhook-client-names']);
     const logger = createLogger({ level: values['log-level'], destination: io.stderr });
     logger.info({ server: client.server, namespace, featureGates }, 'starting podops operator');
+    if (clientAuthentication) logger.info({ names: clientAuthentication.names }, 'webhook callers must present a client certificate signed by --webhook-client-ca-file');
+    else logger.warn('webhook callers are not authenticated (no --webhook-client-ca-file): anyone who reaches the webhook port is answered; see the Security section of docs/operations.md');
     const operator = startOperator(
       {
         client,
@@ -94,7 +127,14 @@ export const operatorCommand: Command = {
         featureGates,
         leaderElect: values['leader-elect'],
         leaderElection,
-        webhook: { host: values['webhook-host'], port, hosts, secretName: values['webhook-secret'], ...(values['cert-dir'] && { certDir: values['cert-dir'] }) },
+        webhook: {
+          host: values['webhook-host'],
+          port,
+          hosts,
+          secretName: values['webhook-secret'],
+          ...(values['cert-dir'] && { certDir: values['cert-dir'] }),
+          ...(clientAuthentication && { clientAuthentication }),
+        },
         metricsAddress: values['metrics-bind-address'],
         probeAddress: values['health-probe-bind-address'],
         ...(io.env.SKIP_POD_TRANSITION_RULES && { skipTransitionRuleTypes: io.env.SKIP_POD_TRANSITION_RULES }),

@@ -40,6 +40,30 @@ export async function sendPollRequest(url: string, caBundle: string, options: Re
   return parsed(() => parsePollResponse(json), text);
 }
 
+/** Certificate checks that fail because nothing among the trust roots signed the server's certificate. */
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/**
+ * A transport failure in the words of this protocol: a certificate problem names the trust root that was
+ * used (the rule's caBundle, or the system's roots when it is empty), never Node's advice about its flags.
+ */
+function transportProblem(err: NodeJS.ErrnoException & { reason?: string }, host: string, withCaBundle: boolean): string {
+  const roots = withCaBundle ? "the rule's caBundle" : 'the system trust roots (the rule has no caBundle)';
+  const code = err.code ?? '';
+  if (UNTRUSTED_CERTIFICATE_CODES.has(code)) return `x509: the certificate of ${host} is not signed by ${roots} (${code})`;
+  if (code === 'CERT_HAS_EXPIRED') return `x509: the certificate of ${host} has expired`;
+  if (code === 'CERT_NOT_YET_VALID') return `x509: the certificate of ${host} is not valid yet`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `x509: the certificate is not valid for ${host}: ${err.reason ?? err.message}`;
+  return err.message;
+}
+
 const excerpt = (text: string): string => (text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}...(truncated)` : text);
 
 function parsed<T>(parse: () => T, text: string): T {
@@ -112,7 +136,7 @@ async function exchange(method: 'GET' | 'POST', url: string, caBundle: string, b
       });
     });
     const timer = setTimeout(() => finish(new WebhookCallError(`request timed out after ${timeoutMs}ms`)), timeoutMs);
-    request.on('error', (err) => finish(err));
+    request.on('error', (err) => finish(new WebhookCallError(transportProblem(err, target.host, ca !== undefined))));
     if (options.signal?.aborted) {
       onAbort();
       return;
