@@ -12,6 +12,7 @@ import type { ResourceType } from '../src/kube/resources.ts';
 import { deployFiles } from '../src/operator/deploy-files.ts';
 import { DEFAULT_MANIFEST_OPTIONS, manifests } from '../src/operator/manifests.ts';
 import { runCli } from './support/cli.ts';
+import { renderTemplate } from './support/helm-template.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -158,4 +159,75 @@ test('RBAC grants exactly the resources and verbs the code uses, no wildcards, n
   }
   const webhookRule = clusterRole.rules?.find((r) => r.apiGroups.includes('admissionregistration.k8s.io'));
   assert.deepEqual(webhookRule?.resourceNames, ['podops-mutating', 'podops-validating'], 'only podops\' own webhook configurations');
+});
+
+// ---- The Helm chart renders to what `podops manifests` prints for the same settings -----------------------
+
+const VAP_API = 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
+
+async function renderChart(values: Record<string, unknown>, apiVersions: readonly string[] = [VAP_API]): Promise<unknown[]> {
+  const chart = join(ROOT, 'deploy', 'helm', 'podops');
+  const defaults = parseYaml(await readFile(join(chart, 'values.yaml'), 'utf8'))[0] as Record<string, unknown>;
+  const merged = structuredClone(defaults);
+  for (const [key, value] of Object.entries(values)) merged[key] = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(merged[key] as object), ...value } : value;
+  const template = await readFile(join(chart, 'templates', 'podops.yaml'), 'utf8');
+  const rendered = renderTemplate(template, { Values: merged, Release: { Namespace: 'ops' }, apiVersions });
+  const crds = parseYaml(await readFile(join(chart, 'crds', 'podtransitionrules.yaml'), 'utf8'));
+  return [...crds, ...parseYaml(rendered).filter((d) => d !== null)];
+}
+
+const withoutNamespace = (objects: unknown[]): unknown[] => objects.filter((o) => (o as Manifest).kind !== 'Namespace');
+
+test('the chart with its default values renders the objects of `podops manifests` (less the Namespace, which Helm creates)', async () => {
+  assert.deepEqual(await renderChart({}), withoutNamespace(manifests({ ...DEFAULT_MANIFEST_OPTIONS, namespace: 'ops' })));
+});
+
+test('every chart value reaches the rendered objects as the matching `podops manifests` option does', async () => {
+  const rendered = await renderChart({
+    image: 'registry.example.com/podops:9.9.9',
+    replicaCount: 3,
+    featureGates: 'GraceDeleteWebhook=true',
+    networkPolicy: { webhookSourceCIDRs: ['10.0.0.0/16', 'fd00::/64'] },
+    webhookClientAuth: { secretName: 'apiserver-client-ca', names: 'kube-apiserver' },
+  });
+  const options = {
+    namespace: 'ops',
+    image: 'registry.example.com/podops:9.9.9',
+    replicas: 3,
+    featureGates: 'GraceDeleteWebhook=true',
+    webhookSourceCIDRs: ['10.0.0.0/16', 'fd00::/64'],
+    admissionPolicy: true,
+    webhookClientCASecret: 'apiserver-client-ca',
+    webhookClientNames: 'kube-apiserver',
+  };
+  assert.deepEqual(rendered, withoutNamespace(manifests(options)));
+  const { code, stdout, stderr } = await runCli(['manifests', '--namespace', 'ops', '--image', options.image, '--replicas', '3', '--feature-gates', options.featureGates, '--webhook-source-cidrs', '10.0.0.0/16,fd00::/64', '--webhook-client-ca-secret', 'apiserver-client-ca', '--webhook-client-names', 'kube-apiserver']);
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(withoutNamespace(parseYaml(stdout)), rendered);
+});
+
+test('the admission policy is left out where the cluster does not serve it, or when turned off', async () => {
+  const kinds = (objects: unknown[]) => objects.map((o) => (o as Manifest).kind);
+  assert.ok(!kinds(await renderChart({}, [])).includes('ValidatingAdmissionPolicy'));
+  assert.ok(!kinds(await renderChart({ admissionPolicy: { enabled: false } })).includes('ValidatingAdmissionPolicy'));
+  const { stdout } = await runCli(['manifests', '--no-admission-policy']);
+  assert.ok(!kinds(parseYaml(stdout)).includes('ValidatingAdmissionPolicyBinding'));
+});
+
+test('the NetworkPolicy admits the given CIDRs to the webhook port only, and leaves metrics and probes open', () => {
+  const policy = manifests({ ...DEFAULT_MANIFEST_OPTIONS, webhookSourceCIDRs: ['10.0.0.0/16'] }).find((o) => o.kind === 'NetworkPolicy') as { spec: { ingress: unknown[] } } | undefined;
+  assert.deepEqual(policy?.spec.ingress, [
+    { from: [{ ipBlock: { cidr: '10.0.0.0/16' } }], ports: [{ protocol: 'TCP', port: 9443 }] },
+    { ports: [{ protocol: 'TCP', port: 8080 }, { protocol: 'TCP', port: 8081 }] },
+  ]);
+  assert.equal(manifests().find((o) => o.kind === 'NetworkPolicy'), undefined, 'no NetworkPolicy without CIDRs: a wrong guess would fail every pod write');
+});
+
+test('`podops manifests` refuses a malformed CIDR and client names without a CA', async () => {
+  const bad = await runCli(['manifests', '--webhook-source-cidrs', '10.0.0.0/33']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /"10\.0\.0\.0\/33" is not a CIDR/);
+  const names = await runCli(['manifests', '--webhook-client-names', 'kube-apiserver']);
+  assert.equal(names.code, 2);
+  assert.match(names.stderr, /--webhook-client-names needs --webhook-client-ca-secret/);
 });

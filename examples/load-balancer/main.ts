@@ -6,7 +6,9 @@ import { createLogger } from '../../src/kube/log.ts';
 import { startLoadBalancerController } from './controller.ts';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });
-const client = KubeClient.load(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {});
+// Its own name in managedFields and in the API server's logs, apart from podops'.
+const NAME = 'example-load-balancer';
+const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), fieldManager: NAME, userAgent: NAME });
 const abort = new AbortController();
 process.once('SIGINT', () => abort.abort());
 process.once('SIGTERM', () => abort.abort());

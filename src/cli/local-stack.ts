@@ -110,11 +110,14 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
     await registerWebhooks(client, webhookAddress);
   }
 
-  const lb = startLoadBalancerController(client, signal, { logger, log: options.log });
-  const restarts = startRestartController(client, signal, logger);
+  // The example controllers are other actors, as in a cluster: each writes under its own name.
+  const lbClient = KubeClient.fromKubeconfigText(sandbox.kubeconfig, { fieldManager: 'example-load-balancer', userAgent: 'example-load-balancer' });
+  const restartClient = KubeClient.fromKubeconfigText(sandbox.kubeconfig, { fieldManager: 'example-restart', userAgent: 'example-restart' });
+  const lb = startLoadBalancerController(lbClient, signal, { logger, log: options.log });
+  const restarts = startRestartController(restartClient, signal, logger);
   if (options.demo) await createDemo(client);
   const done = Promise.all([operatorDone, lb.done, restarts]).then(async () => {
-    client.close();
+    for (const each of [client, lbClient, restartClient]) each.close();
     await sandbox.stop();
   });
   return { sandbox, client, webhookAddress, operatorMetrics, loadBalancer: lb.lb, done };

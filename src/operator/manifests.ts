@@ -1,9 +1,12 @@
 // Everything needed to install podops in a cluster (the PodTransitionRule CRD included), as Kubernetes objects: `podops manifests` prints them and
 // the Helm chart under deploy/ is checked against them. RBAC is least privilege: podops patches pods (labels
 // and status, never spec), reads Services for the dirty expected-finalizer check, writes Events, and touches
-// only its own Lease, Secret and webhook configurations.
+// only its own Lease, Secret and webhook configurations; a ValidatingAdmissionPolicy narrows its pod and
+// webhook-configuration writes further than RBAC can. Optional: a NetworkPolicy admitting only the control
+// plane to the webhook port, and the API server's client certificate checked by the webhook server.
 
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
+import { admissionPolicy } from './admission-policy.ts';
 import { WEBHOOK_NAMES, serviceClientConfig, webhookConfigurations } from './webhook-configuration.ts';
 
 export interface ManifestOptions {
@@ -12,6 +15,17 @@ export interface ManifestOptions {
   replicas: number;
   /** Passed as --feature-gates, e.g. `GraceDeleteWebhook=true`. */
   featureGates: string;
+  /** Source CIDRs (the control plane's) admitted to the webhook port by a NetworkPolicy; none: no policy. */
+  webhookSourceCIDRs: readonly string[];
+  /** The ValidatingAdmissionPolicy that limits podops' ServiceAccount (Kubernetes 1.30+). */
+  admissionPolicy: boolean;
+  /**
+   * A Secret whose `ca.crt` signs the API server's webhook client certificate: mounted and passed as
+   * --webhook-client-ca-file, so only the API server is served. Empty: callers are not authenticated.
+   */
+  webhookClientCASecret: string;
+  /** --webhook-client-names: accepted names of that certificate (comma list; empty accepts any). */
+  webhookClientNames: string;
 }
 
 export const DEFAULT_MANIFEST_OPTIONS: ManifestOptions = {
@@ -19,17 +33,51 @@ export const DEFAULT_MANIFEST_OPTIONS: ManifestOptions = {
   image: 'podops:0.1.0',
   replicas: 2,
   featureGates: '',
+  webhookSourceCIDRs: [],
+  admissionPolicy: true,
+  webhookClientCASecret: '',
+  webhookClientNames: '',
 };
 
 const NAME = 'podops';
 const WEBHOOK_SERVICE = 'podops-webhook';
 const CERT_SECRET = 'podops-webhook-certs';
+export const WEBHOOK_CLIENT_CA_VOLUME = 'webhook-client-ca';
+const WEBHOOK_CLIENT_CA_DIR = '/etc/podops/webhook-client-ca';
 const labels = { 'app.kubernetes.io/name': NAME };
+const WEBHOOK_PORT = 9443;
+const METRICS_PORT = 8080;
+const HEALTH_PORT = 8081;
+
+/** Ingress to the webhook port only from the given CIDRs; metrics and probes from anywhere. */
+function webhookNetworkPolicy(namespace: string, cidrs: readonly string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: WEBHOOK_SERVICE, namespace, labels },
+    spec: {
+      podSelector: { matchLabels: labels },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: cidrs.map((cidr) => ({ ipBlock: { cidr } })), ports: [{ protocol: 'TCP', port: WEBHOOK_PORT }] },
+        { ports: [{ protocol: 'TCP', port: METRICS_PORT }, { protocol: 'TCP', port: HEALTH_PORT }] },
+      ],
+    },
+  };
+}
 
 export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): Record<string, unknown>[] {
   const { namespace } = options;
   const meta = (name: string, namespaced = true) => ({ name, ...(namespaced && { namespace }), labels });
-  const args = ['operator', '--leader-elect', `--webhook-secret=${CERT_SECRET}`, ...(options.featureGates ? [`--feature-gates=${options.featureGates}`] : [])];
+  const clientCA = options.webhookClientCASecret;
+  const args = [
+    'operator',
+    '--leader-elect',
+    `--webhook-secret=${CERT_SECRET}`,
+    ...(options.featureGates ? [`--feature-gates=${options.featureGates}`] : []),
+    ...(clientCA ? [`--webhook-client-ca-file=${WEBHOOK_CLIENT_CA_DIR}/ca.crt`] : []),
+    ...(clientCA && options.webhookClientNames ? [`--webhook-client-names=${options.webhookClientNames}`] : []),
+  ];
   return [
     podTransitionRuleCRD(),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } },
@@ -106,16 +154,18 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
                 args,
                 env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
                 ports: [
-                  { name: 'webhook', containerPort: 9443, protocol: 'TCP' },
-                  { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
-                  { name: 'health', containerPort: 8081, protocol: 'TCP' },
+                  { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
+                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
                 ],
+                ...(clientCA && { volumeMounts: [{ name: WEBHOOK_CLIENT_CA_VOLUME, mountPath: WEBHOOK_CLIENT_CA_DIR, readOnly: true }] }),
                 livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 10 },
                 readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
                 resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
                 securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
               },
             ],
+            ...(clientCA && { volumes: [{ name: WEBHOOK_CLIENT_CA_VOLUME, secret: { secretName: clientCA } }] }),
             terminationGracePeriodSeconds: 30,
           },
         },
@@ -128,6 +178,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
       metadata: meta(NAME),
       spec: { minAvailable: 1, selector: { matchLabels: labels } },
     },
+    ...(options.webhookSourceCIDRs.length > 0 ? [webhookNetworkPolicy(namespace, options.webhookSourceCIDRs)] : []),
+    ...(options.admissionPolicy ? admissionPolicy(namespace, NAME, labels) : []),
     ...webhookConfigurations(serviceClientConfig(namespace, WEBHOOK_SERVICE)),
   ];
 }

@@ -1,0 +1,132 @@
+// A ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, Kubernetes 1.30+) that holds podops'
+// ServiceAccount to the writes the protocol makes. RBAC cannot: it grants `patch pods`, and a patch can
+// change a pod's image (code running as that pod's ServiceAccount); it grants `update` of podops' webhook
+// configurations, and an update can widen them to every resource. With this policy, a stolen podops
+// token can only do what podops does:
+// - pods: only controlled ones; never the spec, owner references or finalizers; only the protocol's labels
+//   and annotations; through pods/status only the service-ready condition; deletes only of pods marked
+//   to-delete;
+// - its webhook configurations: only the caBundle of each webhook.
+// The expressions are CEL as the API server runs them (object and oldObject untyped), so every field that
+// may be absent is tested with has() first: an evaluation error would deny podops' own writes.
+
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
+
+export const ADMISSION_POLICY_NAME = 'podops-service-account-limits';
+
+/** A CEL string literal. */
+const cel = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+const regexQuote = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Label keys podops writes: every `[<word>.]podopslifecycle.kusionstack.io/...` key, and to-delete. */
+const PROTOCOL_LABEL_KEYS = `^(([a-z0-9-]+\\.)?${regexQuote(LIFECYCLE_DOMAIN)}/|${regexQuote(TO_DELETE_LABEL)}$)`;
+/** Annotation keys podops writes: PodTransitionRule details, GraceDelete's time stamp, expected finalizers. */
+const PROTOCOL_ANNOTATION_KEYS = `^(${regexQuote(TRANSITION_DETAIL_ANNOTATION_PREFIX)}/|${regexQuote(GRACE_DELETE_TIMESTAMP_ANNOTATION)}$|${regexQuote(AVAILABLE_CONDITIONS_ANNOTATION)}$)`;
+
+/** The fields of PodStatus other than conditions, which podops never writes. */
+const POD_STATUS_FIELDS = [
+  'phase',
+  'message',
+  'reason',
+  'nominatedNodeName',
+  'hostIP',
+  'hostIPs',
+  'podIP',
+  'podIPs',
+  'startTime',
+  'initContainerStatuses',
+  'containerStatuses',
+  'ephemeralContainerStatuses',
+  'qosClass',
+  'resize',
+  'resourceClaimStatuses',
+];
+
+/** The fields of a webhook other than clientConfig.caBundle, which podops never writes. */
+const WEBHOOK_FIELDS = ['rules', 'failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'sideEffects', 'timeoutSeconds', 'admissionReviewVersions', 'reinvocationPolicy', 'matchConditions', 'clientConfig.url', 'clientConfig.service'];
+
+/** `a.f` and `b.f` both absent, or both present and equal. */
+const same = (a: string, b: string, field: string): string => `has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field})`;
+
+/** A map field of the object, or an empty map when absent. */
+const mapOf = (object: string, field: string): string => `has(${object}.${field}) ? ${object}.${field} : {}`;
+const listOf = (object: string, field: string): string => `has(${object}.${field}) ? ${object}.${field} : []`;
+
+/** Every key that changed between `before` and `after` (maps) matches `pattern`. */
+const onlyKeysChange = (before: string, after: string, pattern: string): string =>
+  `${after}.all(k, k.matches(${cel(pattern)}) || (k in ${before} && ${before}[k] == ${after}[k])) && ${before}.all(k, k.matches(${cel(pattern)}) || k in ${after})`;
+
+const podUpdate = (condition: string): string => `!variables.isPod || request.operation != 'UPDATE' || (${condition})`;
+
+export function admissionPolicy(namespace: string, serviceAccount: string, labels: Record<string, string>): Record<string, unknown>[] {
+  const serviceReadyFree = (object: string): string => `(${listOf(object, 'status.conditions')}).filter(c, !has(c.type) || c.type != ${cel(SERVICE_READY_GATE)})`;
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: ADMISSION_POLICY_NAME, labels },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['pods', 'pods/status'] },
+            { apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
+          ],
+        },
+        matchConditions: [{ name: 'podops-service-account', expression: `request.userInfo.username == ${cel(`system:serviceaccount:${namespace}:${serviceAccount}`)}` }],
+        variables: [
+          { name: 'isPod', expression: "request.resource.resource == 'pods'" },
+          { name: 'oldLabels', expression: mapOf('oldObject', 'metadata.labels') },
+          { name: 'newLabels', expression: mapOf('object', 'metadata.labels') },
+          { name: 'oldAnnotations', expression: mapOf('oldObject', 'metadata.annotations') },
+          { name: 'newAnnotations', expression: mapOf('object', 'metadata.annotations') },
+          { name: 'oldStatus', expression: mapOf('oldObject', 'status') },
+          { name: 'newStatus', expression: mapOf('object', 'status') },
+        ],
+        validations: [
+          {
+            expression: `!variables.isPod || (${cel(CONTROL_LABEL)} in variables.oldLabels && variables.oldLabels[${cel(CONTROL_LABEL)}] == ${cel(CONTROL_LABEL_VALUE)})`,
+            message: `podops may only write pods labelled ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isPod || request.operation != 'DELETE' || ${cel(TO_DELETE_LABEL)} in variables.oldLabels`,
+            message: `podops may only delete pods labelled ${TO_DELETE_LABEL}`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: podUpdate(`object.spec == oldObject.spec && ${same('object', 'oldObject', 'metadata.ownerReferences')} && ${same('object', 'oldObject', 'metadata.finalizers')}`),
+            message: "podops may not change a pod's spec, owner references or finalizers",
+            reason: 'Forbidden',
+          },
+          {
+            expression: podUpdate(onlyKeysChange('variables.oldLabels', 'variables.newLabels', PROTOCOL_LABEL_KEYS)),
+            message: `podops may only change the PodOpsLifecycle labels of a pod (${LIFECYCLE_DOMAIN} and ${TO_DELETE_LABEL})`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: podUpdate(onlyKeysChange('variables.oldAnnotations', 'variables.newAnnotations', PROTOCOL_ANNOTATION_KEYS)),
+            message: 'podops may only change the PodOpsLifecycle and PodTransitionRule annotations of a pod',
+            reason: 'Forbidden',
+          },
+          {
+            expression: podUpdate(`${serviceReadyFree('object')} == ${serviceReadyFree('oldObject')} && ${POD_STATUS_FIELDS.map((f) => `(${same('variables.newStatus', 'variables.oldStatus', f)})`).join(' && ')}`),
+            message: `podops may only change the ${SERVICE_READY_GATE} condition of a pod's status`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: `variables.isPod || (has(object.webhooks) == has(oldObject.webhooks) && (!has(object.webhooks) || (object.webhooks.size() == oldObject.webhooks.size() && object.webhooks.all(w, oldObject.webhooks.exists(o, o.name == w.name && ${WEBHOOK_FIELDS.map((f) => `(${same('w', 'o', f)})`).join(' && ')})))))`,
+            message: "podops may only change the caBundle of its webhook configurations' webhooks",
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: ADMISSION_POLICY_NAME, labels },
+      spec: { policyName: ADMISSION_POLICY_NAME, validationActions: ['Deny'] },
+    },
+  ];
+}

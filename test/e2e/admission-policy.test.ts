@@ -1,0 +1,108 @@
+// The ValidatingAdmissionPolicy shipped for podops' ServiceAccount must never refuse what podops really
+// does. The sandbox authenticates nobody, so a validating webhook of the test stands in for the policy: it
+// evaluates it, with a conformant CEL engine, on every write podops makes (field manager `podops`, and its
+// deletes, the only ones with a uid precondition), and refuses the write if the policy would. Rollouts,
+// graceful deletes and PodTransitionRules then run to the end.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
+import type { KubeObject } from '../../src/kube/client.ts';
+import { DEPLOYMENTS, PODS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { admissionPolicy } from '../../src/operator/admission-policy.ts';
+import { allowed, denied } from '../../src/webhook/admission.ts';
+import { WebhookServer } from '../../src/webhook/server.ts';
+import { evaluatePolicy } from '../support/admission-policy.ts';
+import { localCertificates } from '../support/tls.ts';
+import { isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+
+const PODOPS = 'system:serviceaccount:podops-system:podops';
+const [policy] = admissionPolicy('podops-system', 'podops', {}) as unknown as [Parameters<typeof evaluatePolicy>[0]];
+
+describe("the admission policy against podops' real writes", () => {
+  let cluster: Cluster;
+  let server: WebhookServer;
+  const evaluated: string[] = [];
+  const refusals: string[] = [];
+
+  before(async () => {
+    cluster = await startCluster();
+    const certs = await localCertificates();
+    server = new WebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: certs.serving,
+      routes: [
+        {
+          path: '/policy',
+          handle(request) {
+            const options = request.options as { fieldManager?: string; preconditions?: { uid?: string } } | undefined;
+            const byPodops = request.operation === 'DELETE' ? options?.preconditions?.uid !== undefined : options?.fieldManager === 'podops';
+            if (!byPodops) return allowed();
+            const outcome = evaluatePolicy(policy, { operation: request.operation as 'UPDATE' | 'DELETE', resource: request.resource, ...(request.subResource && { subResource: request.subResource }), username: PODOPS, object: request.object, oldObject: request.oldObject });
+            const what = `${request.operation} ${request.resource.resource}${request.subResource ? `/${request.subResource}` : ''}`;
+            evaluated.push(what);
+            if (outcome.denials.length === 0) return allowed();
+            refusals.push(`${what} ${request.namespace}/${request.name}: ${outcome.denials.join('; ')}`);
+            return denied(outcome.denials.join('; '));
+          },
+        },
+      ],
+    });
+    const address = await server.listen();
+    await cluster.client.create(VALIDATING_WEBHOOK_CONFIGURATIONS, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'podops-policy-check' },
+      webhooks: [
+        {
+          name: 'policy.podops.test',
+          clientConfig: { url: `https://${address}/policy`, caBundle: Buffer.from(certs.ca.cert).toString('base64') },
+          rules: [
+            { operations: ['UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'] },
+            { operations: ['UPDATE'], apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
+          ],
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+        },
+      ],
+    } as KubeObject);
+    await serviceNamespace(cluster, 'policy');
+  });
+  after(async () => {
+    await cluster.stop();
+    await server.close();
+  });
+
+  test('a rollout under a PodTransitionRule and a graceful delete complete, and the policy refused none of podops\' writes', async () => {
+    const { client } = cluster;
+    await client.create(PODTRANSITIONRULES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'PodTransitionRule',
+      metadata: { name: 'one-at-a-time', namespace: 'policy' },
+      spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue: 1 } }] },
+    });
+    const template = (image: string) => ({ metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image }] } });
+    await client.create(DEPLOYMENTS, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'policy' },
+      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') },
+    });
+    const pods = async (): Promise<Pod[]> => (await client.list<Pod>(PODS, { namespace: 'policy' })).items;
+    const settled = (image: string) => (list: Pod[]) => list.length === 3 && list.every((p) => isServiceAvailable(p) && (p.spec?.containers as { image?: string }[] | undefined)?.[0]?.image === image && !p.metadata.deletionTimestamp);
+    await until(pods, settled('nginx:1.27'), 'three service-available pods', 30_000);
+
+    await client.patch(DEPLOYMENTS, 'policy', 'web', 'merge', { spec: { template: template('nginx:1.28') } });
+    await until(pods, settled('nginx:1.28'), 'the rollout to finish', 60_000);
+
+    const [victim] = await pods();
+    await assert.rejects(client.delete(PODS, 'policy', victim?.metadata.name ?? ''), /pod deletion process is underway/);
+    await until(pods, (list) => !list.some((p) => p.metadata.uid === victim?.metadata.uid) && settled('nginx:1.28')(list), 'the graceful delete and its replacement', 60_000);
+
+    assert.deepEqual(refusals, []);
+    for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
+  });
+});

@@ -1,0 +1,107 @@
+// The ValidatingAdmissionPolicy that limits podops' ServiceAccount, evaluated with a conformant CEL engine
+// on objects as an API server presents them (each write computed by the sandbox as a dry run): podops'
+// own writes pass, what a stolen token would try is denied, and nobody else is concerned.
+
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
+import type { KubeObject } from '../../src/kube/client.ts';
+import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
+import { admissionPolicy } from '../../src/operator/admission-policy.ts';
+import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
+import { evaluatePolicy, type PolicyRequest } from '../support/admission-policy.ts';
+import { useSandboxClient } from '../support/sandbox-client.ts';
+
+const PODOPS = 'system:serviceaccount:podops-system:podops';
+const [policy] = admissionPolicy('podops-system', 'podops', {}) as unknown as [Parameters<typeof evaluatePolicy>[0]];
+const PODS_RESOURCE = { group: '', version: 'v1', resource: 'pods' };
+
+describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
+  const env = useSandboxClient();
+  let controlled: Pod;
+  let uncontrolled: Pod;
+  let webhooks: KubeObject;
+
+  before(async () => {
+    const make = (name: string, labels: Record<string, string>) =>
+      env.client.create<Pod>(PODS, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: 'default', labels, finalizers: ['prot.podopslifecycle.kusionstack.io/lb'], ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: '6c1d1b52-0000-4000-8000-000000000001' }] },
+        spec: { containers: [{ name: 'web', image: 'nginx:1.27' }], readinessGates: [{ conditionType: SERVICE_READY_GATE }] },
+      });
+    controlled = await make('web-0', { app: 'web', 'kusionstack.io/control': 'true', [SERVICE_AVAILABLE_LABEL]: '1' });
+    uncontrolled = await make('other', { app: 'other' });
+    controlled = await env.client.patch<Pod>(PODS, 'default', 'web-0', 'strategic', { status: { podIP: '10.0.0.7', conditions: [{ type: 'Ready', status: 'True' }, { type: SERVICE_READY_GATE, status: 'True' }] } }, { subresource: 'status' });
+    const [mutating] = webhookConfigurations(urlClientConfig('https://127.0.0.1:9443'), Buffer.from('ca-1').toString('base64'));
+    // A dry run: the configuration as the server defaults it, without sending the pods above to a webhook.
+    webhooks = await env.client.create(MUTATING_WEBHOOK_CONFIGURATIONS, mutating as KubeObject, { dryRun: true });
+  });
+
+  /** The pod a patch would store, as the API server would show it to admission (a dry run). */
+  const patched = (pod: Pod, type: 'merge' | 'strategic', body: unknown, subresource?: string) =>
+    env.client.patch<Pod>(PODS, 'default', pod.metadata.name ?? '', type, body, { dryRun: true, ...(subresource && { subresource }) });
+
+  const update = async (before: Pod, after: Pod | Promise<Pod>, subResource?: string, username = PODOPS) =>
+    evaluatePolicy(policy, { operation: 'UPDATE', resource: PODS_RESOURCE, ...(subResource && { subResource }), username, object: await after, oldObject: before } satisfies PolicyRequest);
+
+  const allowed = (outcome: { matched: boolean; denials: string[] }) => {
+    assert.equal(outcome.matched, true);
+    assert.deepEqual(outcome.denials, []);
+  };
+  const deniedFor = (outcome: { denials: string[] }, message: RegExp) => {
+    assert.equal(outcome.denials.length, 1, JSON.stringify(outcome.denials));
+    assert.match(outcome.denials[0] ?? '', message);
+  };
+
+  test("podops' own writes pass: lifecycle labels, the service-ready condition, rule details, GraceDelete, the delete", async () => {
+    const begin = { metadata: { labels: { [idLabelKey('operating', 'upgrade')]: '1', [idLabelKey('operation-type', 'upgrade')]: 'update', 'operation-permission.podopslifecycle.kusionstack.io/update': '1', [SERVICE_AVAILABLE_LABEL]: null } } };
+    allowed(await update(controlled, patched(controlled, 'merge', begin)));
+    const gate = { metadata: { labels: { [idLabelKey('preparing', 'upgrade')]: '1' } }, status: { conditions: [{ type: SERVICE_READY_GATE, status: 'False', reason: 'ReadinessGateUpdated', message: 'updated by PodOpsLifecycle' }] } };
+    allowed(await update(controlled, patched(controlled, 'strategic', gate, 'status'), 'status'));
+    allowed(await update(controlled, patched(controlled, 'merge', { metadata: { annotations: { [transitionDetailAnnotation('budget')]: '{"passed":true}', [AVAILABLE_CONDITIONS_ANNOTATION]: '{}' } } })));
+    const graceDelete = await patched(controlled, 'merge', { metadata: { labels: { [TO_DELETE_LABEL]: '1' }, annotations: { [GRACE_DELETE_TIMESTAMP_ANNOTATION]: '1' } } });
+    allowed(await update(controlled, graceDelete));
+    allowed(evaluatePolicy(policy, { operation: 'DELETE', resource: PODS_RESOURCE, username: PODOPS, oldObject: graceDelete }));
+  });
+
+  test('what a stolen token would try on a controlled pod is denied', async () => {
+    const image = await patched(controlled, 'strategic', { spec: { containers: [{ name: 'web', image: 'attacker/miner:latest' }] } });
+    deniedFor(await update(controlled, image), /may not change a pod's spec/);
+    deniedFor(await update(controlled, patched(controlled, 'merge', { metadata: { finalizers: [] } })), /finalizers/);
+    deniedFor(await update(controlled, patched(controlled, 'merge', { metadata: { labels: { app: 'payments' } } })), /may only change the PodOpsLifecycle labels/);
+    deniedFor(await update(controlled, patched(controlled, 'merge', { metadata: { annotations: { 'sidecar.istio.io/inject': 'false' } } })), /annotations/);
+    deniedFor(await update(controlled, patched(controlled, 'strategic', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, 'status'), 'status'), /condition of a pod's status/);
+    deniedFor(await update(controlled, patched(controlled, 'merge', { status: { podIP: '10.9.9.9' } }, 'status'), 'status'), /condition of a pod's status/);
+    deniedFor(evaluatePolicy(policy, { operation: 'DELETE', resource: PODS_RESOURCE, username: PODOPS, oldObject: controlled }), /may only delete pods labelled collaset\.kusionstack\.io\/to-delete/);
+  });
+
+  test('removing the control label, or writing a pod that is not controlled, is denied', async () => {
+    deniedFor(await update(controlled, patched(controlled, 'merge', { metadata: { labels: { 'kusionstack.io/control': null } } })), /PodOpsLifecycle labels/);
+    const outcome = await update(uncontrolled, patched(uncontrolled, 'merge', { metadata: { labels: { [TO_DELETE_LABEL]: '1' } } }));
+    assert.ok(outcome.denials.some((d) => /only write pods labelled kusionstack\.io\/control=true/.test(d)), JSON.stringify(outcome.denials));
+    assert.ok(evaluatePolicy(policy, { operation: 'DELETE', resource: PODS_RESOURCE, username: PODOPS, oldObject: uncontrolled }).denials.length > 0);
+  });
+
+  test('other users are not concerned', async () => {
+    const image = await patched(controlled, 'strategic', { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } });
+    assert.deepEqual(await update(controlled, image, undefined, 'system:serviceaccount:kube-system:deployment-controller'), { matched: false, denials: [] });
+  });
+
+  test('its webhook configurations: the caBundle may change, nothing else', async () => {
+    const resource = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' };
+    type Webhook = Record<string, unknown> & { clientConfig: Record<string, unknown> };
+    const edit = (change: (webhooks: Webhook[]) => void) => {
+      const next = structuredClone(webhooks) as KubeObject & { webhooks: Webhook[] };
+      change(next.webhooks);
+      return evaluatePolicy(policy, { operation: 'UPDATE', resource, username: PODOPS, object: next, oldObject: webhooks });
+    };
+    allowed(edit((ws) => ws.forEach((w) => (w.clientConfig.caBundle = Buffer.from('ca-2').toString('base64')))));
+    deniedFor(edit((ws) => ((ws[0] as Webhook).failurePolicy = 'Ignore')), /only change the caBundle/);
+    deniedFor(edit((ws) => ((ws[0] as Webhook).rules = [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }])), /only change the caBundle/);
+    deniedFor(edit((ws) => ((ws[0] as Webhook).objectSelector = {})), /only change the caBundle/);
+    deniedFor(edit((ws) => ((ws[1] as Webhook).clientConfig.url = 'https://attacker.example.com/')), /only change the caBundle/);
+    deniedFor(edit((ws) => ws.push({ ...(ws[0] as Webhook), name: 'extra.example.com' })), /only change the caBundle/);
+  });
+});
