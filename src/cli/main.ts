@@ -99,6 +99,9 @@ if (isEntryPoint()) {
   main(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;
+      // A command stopped by a signal has closed what it opened; a handle left behind (a socket a peer keeps
+      // open) must not keep the process alive past the pod's grace period.
+      if (controller.signal.aborted) setTimeout(() => process.exit(code), 2000).unref();
     },
     (err: unknown) => {
       process.stderr.write(`podops: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -4,13 +4,15 @@
 // status strategy keeps label changes made there, so a plan is always one request).
 
 import type { Pod, Service } from '../api/kube.ts';
+import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { keyOf, type Reconciler, type Request, type Result } from '../kube/controller.ts';
+import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
+import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS, SERVICES } from '../kube/resources.ts';
 import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/controller.ts';
 import { InvalidLabelError } from '../lifecycle/parse.ts';
@@ -36,6 +38,24 @@ export interface LifecycleControllerOptions {
 }
 
 export const LIFECYCLE_CONTROLLER_NAME = 'podopslifecycle-controller';
+
+/** A rule's change concerns the lifecycles of the pods it lists, before and after (a pod it let go passes). */
+export const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransitionRule): Set<string> =>
+  new Set([...(rule.status?.targets ?? []), ...(previous?.status?.targets ?? [])].map((target) => keyOf(rule.metadata.namespace, target)));
+
+/** Every controlled pod, and the targets of every PodTransitionRule that changes. */
+export const lifecycleTriggers = (pods: Informer<Pod>, rules: Informer<PodTransitionRule>): Trigger[] => [forObjects(pods), watch(rules, ruleTargetKeys)];
+
+export function lifecycleController(options: LifecycleControllerOptions & { rules: Informer<PodTransitionRule>; workers?: number; metrics?: RuntimeMetrics }): Controller {
+  return new Controller({
+    name: LIFECYCLE_CONTROLLER_NAME,
+    workers: options.workers ?? 5,
+    reconciler: new LifecycleReconciler(options),
+    triggers: lifecycleTriggers(options.pods, options.rules),
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
+  });
+}
 
 export class LifecycleReconciler implements Reconciler {
   readonly #options: LifecycleControllerOptions;
@@ -78,15 +98,8 @@ export class LifecycleReconciler implements Reconciler {
     }
     if (!plan) return;
 
-    try {
-      const written = await this.#write(pod, plan, now);
-      this.#expectations.expect(key, written.metadata.resourceVersion);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      // Someone wrote first; the watch delivers their version and the key comes back level-triggered.
-      if (isConflict(err)) return { requeue: true };
-      throw err;
-    }
+    const written = await this.#write(pod, plan, now);
+    this.#expectations.expect(key, written.metadata.resourceVersion);
     this.#log.debug({ pod: key, reason: plan.reason }, 'updated pod');
     if (plan.serviceReady) this.#options.events?.event(pod, 'Normal', SERVICE_READY_EVENT_REASON, plan.serviceReady.event);
     return;

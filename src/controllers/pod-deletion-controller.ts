@@ -4,11 +4,13 @@
 
 import type { Pod } from '../api/kube.ts';
 import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL } from '../api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import type { Reconciler, Request, Result } from '../kube/controller.ts';
+import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
+import type { Logger } from '../kube/log.ts';
+import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import type { Nanos } from '../lifecycle/time.ts';
@@ -44,21 +46,29 @@ export class PodDeletionReconciler implements Reconciler {
     const pod = this.#options.pods.get(namespace, name);
     if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
     const now = (this.#options.now ?? nowNanos)();
-    try {
-      if (!isDuringOps(podDeleteAdapter, pod)) {
-        const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
-        if (changed) await patchPodMetadata(this.#options.client, pod, begun);
-        return;
-      }
-      const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
-      if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
-      await this.#options.client.delete(PODS, namespace, name, { preconditions: { uid: pod.metadata.uid as string } });
-      this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
-    } catch (err) {
-      if (isNotFound(err)) return;
-      if (isConflict(err)) return { requeue: true };
-      throw err;
+    if (!isDuringOps(podDeleteAdapter, pod)) {
+      const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
+      if (changed) await patchPodMetadata(this.#options.client, pod, begun);
+      return;
     }
+    const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
+    if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
+    await this.#options.client.delete(PODS, namespace, name, { preconditions: { uid: pod.metadata.uid as string } });
+    this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
     return;
   }
+}
+
+/** The controlled pods marked for deletion. */
+export const podDeletionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, wantsDeletion)];
+
+export function podDeletionController(options: PodDeletionOptions & { workers?: number; metrics?: RuntimeMetrics; logger?: Logger }): Controller {
+  return new Controller({
+    name: POD_DELETION_CONTROLLER_NAME,
+    workers: options.workers ?? 5,
+    reconciler: new PodDeletionReconciler(options),
+    triggers: podDeletionTriggers(options.pods),
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
+  });
 }

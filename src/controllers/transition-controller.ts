@@ -8,12 +8,14 @@
 import type { Pod } from '../api/kube.ts';
 import { PTR_API_VERSION, PTR_KIND, PTR_PLURAL, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { TRANSITION_RULE_FINALIZER, transitionDetailAnnotation, type TransitionStage } from '../api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { keyOf, type Reconciler, type Request, type Result } from '../kube/controller.ts';
+import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
+import type { RuntimeMetrics } from '../kube/metrics.ts';
+import { labelSelectorMatches } from '../api/selector.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
 import type { TransitionVerdict } from '../lifecycle/controller.ts';
 import type { Nanos } from '../lifecycle/time.ts';
@@ -41,6 +43,39 @@ export class TransitionRuleChecker implements TransitionChecker {
   verdict(pod: Pod, stage: TransitionStage): TransitionVerdict {
     return transitionVerdict(this.#rules.list(pod.metadata.namespace), pod, stage);
   }
+}
+
+const selects = (rule: PodTransitionRule, pod: Pod): boolean => {
+  try {
+    return rule.spec?.selector != null && labelSelectorMatches(rule.spec.selector, pod.metadata.labels ?? {});
+  } catch {
+    return false;
+  }
+};
+
+/** A pod's change concerns the rules of its namespace that select it (before or after) or list it. */
+export const rulesConcerning =
+  (rulesIn: (namespace: string | undefined) => readonly PodTransitionRule[]) =>
+  (pod: Pod, previous?: Pod): string[] =>
+    rulesIn(pod.metadata.namespace)
+      .filter((rule) => selects(rule, pod) || (previous !== undefined && selects(rule, previous)) || (rule.status?.targets ?? []).includes(pod.metadata.name ?? ''))
+      .map((rule) => keyOf(rule.metadata.namespace, rule.metadata.name ?? ''));
+
+/** Every rule, and the rules a pod's change concerns. */
+export const transitionTriggers = (rules: Informer<PodTransitionRule>, pods: Informer<Pod>): Trigger[] => [
+  forObjects(rules),
+  watch(pods, rulesConcerning((namespace) => rules.list(namespace))),
+];
+
+export function transitionController(options: TransitionControllerOptions & { workers?: number; metrics?: RuntimeMetrics }): Controller {
+  return new Controller({
+    name: TRANSITION_CONTROLLER_NAME,
+    workers: options.workers ?? 5,
+    reconciler: new TransitionReconciler(options),
+    triggers: transitionTriggers(options.rules, options.pods),
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
+  });
 }
 
 export interface TransitionControllerOptions {
@@ -78,19 +113,13 @@ export class TransitionReconciler implements Reconciler {
     const key = keyOf(namespace, name);
     const rule = this.#options.rules.get(namespace, name);
     if (!rule || !this.#expectations.satisfied(key, rule.metadata.resourceVersion)) return;
-    try {
-      if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule);
-      if (!(rule.metadata.finalizers ?? []).includes(TRANSITION_RULE_FINALIZER)) {
-        const written = await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER]);
-        this.#expectations.expect(key, written.metadata.resourceVersion);
-        return;
-      }
-      return await this.#evaluate(key, rule);
-    } catch (err) {
-      if (isConflict(err)) return { requeue: true };
-      if (isNotFound(err)) return;
-      throw err;
+    if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule);
+    if (!(rule.metadata.finalizers ?? []).includes(TRANSITION_RULE_FINALIZER)) {
+      const written = await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER]);
+      this.#expectations.expect(key, written.metadata.resourceVersion);
+      return;
     }
+    return await this.#evaluate(key, rule);
   }
 
   async #evaluate(key: string, rule: PodTransitionRule): Promise<Result | void> {

@@ -97,6 +97,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** For server-side apply: take fields owned by other managers. */
   force?: boolean;
+  /** Aborts the request: the call rejects and its connection is closed. */
+  signal?: AbortSignal;
 }
 
 export interface DeleteOptions {
@@ -104,6 +106,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Aborts the request: the call rejects and its connection is closed. */
+  signal?: AbortSignal;
 }
 
 export interface ClientOptions {
@@ -295,13 +299,13 @@ export class KubeClient {
   }
 
   create<T extends ObjectWithMeta>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
-    return this.request<T>({ method: 'POST', path: resourcePath(type, object.metadata.namespace), body: object, query: this.#writeQuery(options) });
+    return this.request<T>({ method: 'POST', path: resourcePath(type, object.metadata.namespace), body: object, query: this.#writeQuery(options), ...(options.signal && { signal: options.signal }) });
   }
 
   /** PUT: a stale `metadata.resourceVersion` fails with 409 Conflict. */
   replace<T extends ObjectWithMeta>(type: ResourceType, object: T, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
     const path = resourcePath(type, object.metadata.namespace, object.metadata.name ?? '', options.subresource);
-    return this.request<T>({ method: 'PUT', path, body: object, query: this.#writeQuery(options) });
+    return this.request<T>({ method: 'PUT', path, body: object, query: this.#writeQuery(options), ...(options.signal && { signal: options.signal }) });
   }
 
   patch<T>(
@@ -318,13 +322,14 @@ export class KubeClient {
       body: patch,
       contentType: PATCH_CONTENT_TYPES[patchType],
       query: this.#writeQuery(options),
+      ...(options.signal && { signal: options.signal }),
     });
   }
 
   delete<T = Status>(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<T> {
-    const { dryRun, ...rest } = options;
+    const { dryRun, signal, ...rest } = options;
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...rest, ...(dryRun && { dryRun: ['All'] }) };
-    return this.request<T>({ method: 'DELETE', path: resourcePath(type, namespace, name), body });
+    return this.request<T>({ method: 'DELETE', path: resourcePath(type, namespace, name), body, ...(signal && { signal }) });
   }
 }
 

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock } from '../../test/support/fake-clock.ts';
-import { Controller, TerminalError, keyOf, requestOf, type Reconciler, type Request, type Result } from './controller.ts';
+import { ApiError, type KubeObject } from './client.ts';
+import { Controller, TerminalError, keyOf, requestOf, watch, type Reconciler, type Request, type Result } from './controller.ts';
+import type { Informer } from './informer.ts';
 import { RuntimeMetrics } from './metrics.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 
@@ -105,6 +107,61 @@ describe('Controller', () => {
     assert.equal(await metricValue(metrics, 'controller_runtime_terminal_reconcile_errors_total', { controller: 'test' }), 1);
     assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'requeue_after' }), 1);
     await stop();
+  });
+
+  test('the API server\'s NotFound ends a reconcile quietly; a Conflict requeues with backoff and is no error', async () => {
+    const seen: string[] = [];
+    const { clock, metrics, controller, stop } = harness(async (req) => {
+      seen.push(req.name);
+      if (req.name === 'gone') throw new ApiError(404, { status: 'Failure', code: 404, reason: 'NotFound', message: 'pods "gone" not found' }, 'PATCH');
+      if (req.name === 'raced' && seen.filter((n) => n === 'raced').length === 1) {
+        throw new ApiError(409, { status: 'Failure', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PATCH');
+      }
+    });
+    controller.enqueue('ns/gone');
+    controller.enqueue('ns/raced');
+    await tick();
+    clock.advance(5);
+    await tick();
+    assert.deepEqual(seen, ['gone', 'raced', 'raced']);
+    clock.advance(60_000);
+    await tick();
+    assert.equal(seen.filter((n) => n === 'gone').length, 1, 'NotFound is not retried');
+    assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' }), undefined);
+    assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'requeue' }), 1);
+    await stop();
+  });
+
+  test('triggers: the cached objects arrive as adds when the controller starts, later events by their mapped keys', async () => {
+    const handlers: { onAdd?(o: unknown): void; onUpdate?(p: unknown, c: unknown): void }[] = [];
+    const cached = [{ metadata: { namespace: 'ns', name: 'a' } }];
+    // The informer side of a trigger: replays its cache to a new handler, as Informer.addHandler does.
+    const informer = {
+      addHandler(handler: (typeof handlers)[number]) {
+        handlers.push(handler);
+        for (const object of cached) handler.onAdd?.(object);
+        return () => handlers.splice(handlers.indexOf(handler), 1);
+      },
+      waitForSync: () => Promise.resolve(),
+    };
+    const seen: string[] = [];
+    const clock = new FakeClock();
+    const controller = new Controller({
+      name: 'triggered',
+      clock,
+      reconciler: { reconcile: async (req) => void seen.push(keyOf(req.namespace, req.name)) },
+      triggers: [watch(informer as unknown as Informer<KubeObject>, (current, previous) => [keyOf(current.metadata.namespace, current.metadata.name ?? ''), ...(previous ? ['ns/previous'] : [])])],
+    });
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    await tick();
+    assert.deepEqual(seen, ['ns/a']);
+    handlers[0]?.onUpdate?.({ metadata: { namespace: 'ns', name: 'a2' } }, { metadata: { namespace: 'ns', name: 'b' } });
+    await tick();
+    assert.deepEqual(seen, ['ns/a', 'ns/b', 'ns/previous']);
+    abort.abort();
+    await running;
+    assert.equal(handlers.length, 0, 'unsubscribed on stop');
   });
 
   test('stopping waits for the reconcile in flight and takes no more keys', async () => {

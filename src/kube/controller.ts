@@ -1,8 +1,12 @@
-// The controller harness (controller-runtime's controller): events enqueue keys; N workers take keys from
-// the queue and call the reconciler, which reads the current state itself (level-triggered). Errors are
-// retried with per-key backoff; requeueAfter schedules the key again; success forgets its backoff.
+// The controller harness (controller-runtime's controller): its triggers turn informer events into keys;
+// N workers take keys from the queue and call the reconciler, which reads the current state itself
+// (level-triggered). Errors are retried with per-key backoff; requeueAfter schedules the key again; success
+// forgets its backoff. The two answers of the API server every reconciler meets are handled here: NotFound
+// (the object is gone: nothing to do) and Conflict (someone wrote first: try again, quietly).
 
+import { isConflict, isNotFound, type ObjectWithMeta } from './client.ts';
 import { systemClock, type Clock } from './clock.ts';
+import type { Informer } from './informer.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -32,6 +36,8 @@ export class TerminalError extends Error {
 /** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
 export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
 
+export const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+
 export function requestOf(key: string): Request {
   const slash = key.indexOf('/');
   return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
@@ -41,9 +47,41 @@ export function requestOf(key: string): Request {
 const isProgrammingError = (err: unknown): boolean =>
   err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
 
+/** The keys an object's change concerns; `previous` is given on updates. */
+export type KeysOf<T> = (current: T, previous?: T) => Iterable<string>;
+
+/**
+ * What enqueues a controller's keys: the events of an informer, each mapped to the keys it concerns
+ * (controller-runtime's For, and Watches with a map function). Updates give the map the previous object
+ * too, so a change that moves an object out of a selection still reaches the reconciler of what it left.
+ */
+export interface Trigger {
+  /** Calls `enqueue` for every key of every event from now on (the cached objects first, as adds); returns the unsubscribe. */
+  subscribe(enqueue: (key: string) => void): () => void;
+  waitForSync(signal: AbortSignal): Promise<void>;
+}
+
+export function watch<T extends ObjectWithMeta>(informer: Informer<T>, keys: KeysOf<T>): Trigger {
+  return {
+    subscribe(enqueue) {
+      const each = (found: Iterable<string>): void => {
+        for (const key of found) enqueue(key);
+      };
+      return informer.addHandler({ onAdd: (object) => each(keys(object)), onUpdate: (previous, current) => each(keys(current, previous)), onDelete: (object) => each(keys(object)) });
+    },
+    waitForSync: (signal) => informer.waitForSync(signal),
+  };
+}
+
+/** The object's own key, for the objects `when` accepts. */
+export const forObjects = <T extends ObjectWithMeta>(informer: Informer<T>, when: (object: T) => boolean = () => true): Trigger =>
+  watch(informer, (object) => (when(object) ? [objectKey(object)] : []));
+
 export interface ControllerOptions {
   name: string;
   reconciler: Reconciler;
+  /** Subscribed when the controller starts: the objects already cached arrive as adds. */
+  triggers?: readonly Trigger[];
   /** Concurrent reconciles (controller-runtime's MaxConcurrentReconciles; default 1). */
   workers?: number;
   clock?: Clock;
@@ -56,6 +94,7 @@ export class Controller {
   readonly name: string;
   readonly queue: WorkQueue;
   readonly #reconciler: Reconciler;
+  readonly #triggers: readonly Trigger[];
   readonly #workers: number;
   readonly #clock: Clock;
   readonly #metrics: RuntimeMetrics | undefined;
@@ -64,6 +103,7 @@ export class Controller {
   constructor(options: ControllerOptions) {
     this.name = options.name;
     this.#reconciler = options.reconciler;
+    this.#triggers = options.triggers ?? [];
     this.#workers = options.workers ?? 1;
     this.#clock = options.clock ?? systemClock;
     this.#metrics = options.metrics;
@@ -76,15 +116,24 @@ export class Controller {
     this.queue.add(key);
   }
 
-  /** Runs the workers until `signal` aborts, then waits for the reconciles in flight and returns. */
+  /**
+   * Subscribes the triggers, waits for their caches, runs the workers until `signal` aborts, then waits for
+   * the reconciles in flight and returns.
+   */
   async run(signal: AbortSignal): Promise<void> {
     this.#metrics?.maxConcurrentReconciles.set({ controller: this.name }, this.#workers);
     const stop = (): void => this.queue.shutDown();
     if (signal.aborted) stop();
     signal.addEventListener('abort', stop, { once: true });
-    this.#log.info({ workers: this.#workers }, 'starting workers');
-    await Promise.all(Array.from({ length: this.#workers }, () => this.#work(signal)));
-    this.#log.info('workers stopped');
+    const unsubscribe = this.#triggers.map((trigger) => trigger.subscribe((key) => this.queue.add(key)));
+    try {
+      await Promise.all(this.#triggers.map((trigger) => trigger.waitForSync(signal)));
+      this.#log.info({ workers: this.#workers }, 'starting workers');
+      await Promise.all(Array.from({ length: this.#workers }, () => this.#work(signal)));
+      this.#log.info('workers stopped');
+    } finally {
+      for (const remove of unsubscribe) remove();
+    }
   }
 
   async #work(signal: AbortSignal): Promise<void> {
@@ -118,7 +167,16 @@ export class Controller {
       }
     } catch (err) {
       outcome = 'error';
-      if (err instanceof TerminalError) {
+      if (isNotFound(err)) {
+        this.queue.forget(key);
+        outcome = 'success';
+        this.#log.debug({ key }, 'the object is gone');
+      } else if (isConflict(err)) {
+        // The cache is behind a write of someone else: its watch event brings the key back anyway.
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+        this.#log.debug({ key }, 'conflict; requeued');
+      } else if (err instanceof TerminalError) {
         this.#metrics?.terminalReconcileErrors.inc({ controller });
         this.queue.forget(key);
         this.#log.error({ key, err }, 'reconcile failed terminally');

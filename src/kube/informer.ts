@@ -6,7 +6,7 @@
 
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { isGone, type KubeClient, type ObjectWithMeta, type WatchEvent } from './client.ts';
-import { keyOf } from './controller.ts';
+import { keyOf, objectKey } from './controller.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
 
@@ -42,7 +42,8 @@ export const stripManagedFields = <T extends ObjectWithMeta>(object: T): T => {
   return { ...object, metadata };
 };
 
-const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+/** client-go's NamespaceIndex: every informer keeps it. */
+const NAMESPACE_INDEX = 'namespace';
 
 export class Informer<T extends ObjectWithMeta> {
   readonly #options: InformerOptions<T>;
@@ -63,11 +64,17 @@ export class Informer<T extends ObjectWithMeta> {
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.logger ?? silentLogger()).child({ informer: options.type.resource });
     this.#transform = options.transform ?? stripManagedFields;
+    this.addIndexer(NAMESPACE_INDEX, (object) => [object.metadata.namespace ?? '']);
   }
 
-  addHandler(handler: InformerHandler<T>): void {
+  /** Registers a handler; the objects already cached are delivered to it as adds. Returns the unsubscribe. */
+  addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.push(handler);
-    for (const object of this.#store.values()) handler.onAdd?.(object);
+    for (const object of this.#store.values()) this.#notify(() => handler.onAdd?.(object));
+    return () => {
+      const at = this.#handlers.indexOf(handler);
+      if (at >= 0) this.#handlers.splice(at, 1);
+    };
   }
 
   addIndexer(name: string, indexer: Indexer<T>): void {
@@ -81,9 +88,9 @@ export class Informer<T extends ObjectWithMeta> {
     return this.#store.get(keyOf(namespace, name));
   }
 
+  /** Every cached object, or those of one namespace (from the namespace index, without a scan). */
   list(namespace?: string): T[] {
-    const all = [...this.#store.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+    return namespace === undefined ? [...this.#store.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
   }
 
   byIndex(name: string, value: string): T[] {

@@ -2,7 +2,8 @@
 // acquires the lease when it is free or its holder stopped renewing it for a whole lease duration (judged
 // by when this process last saw the record change, never by the holder's clock); the leader renews every
 // retry period and steps down when it cannot renew within the renew deadline; on shutdown it releases the
-// lease so another replica takes over at once.
+// lease so another replica takes over at once. Every Lease call is bounded: one an API server leaves hanging
+// is cancelled, so it can neither keep a leader leading past its deadline nor stall a campaign or a shutdown.
 
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type KubeObject } from './client.ts';
@@ -92,7 +93,8 @@ export class LeaderElector {
       await this.#renew(signal);
       this.#setLeader(false);
       leading.abort();
-      if (signal.aborted && this.#options.releaseOnCancel) await this.#release();
+      // Bounded like a renewal: a hung API server must not keep a stopping process alive.
+      if (signal.aborted && this.#options.releaseOnCancel) await this.#bounded(this.#options.renewDeadlineMs, undefined, (bound) => this.#release(bound));
       this.#log.info(signal.aborted ? 'stopped leading' : 'lost the lease');
       callbacks.onStoppedLeading?.();
     }
@@ -104,55 +106,71 @@ export class LeaderElector {
   }
 
   async #acquire(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
+    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = this.#options;
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(callbacks)) return true;
-      await sleep(this.#clock, this.#options.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+      // Others may take the lease a lease duration after they saw our write, and once leading we step down a
+      // renew deadline after the answer at the latest: an answer later than the difference could overlap them.
+      if (await this.#bounded(leaseDurationMs - renewDeadlineMs, signal, (attempt) => this.#tryAcquireOrRenew(attempt, callbacks))) return true;
+      await sleep(this.#clock, retryPeriodMs * (1 + Math.random() * 0.2), signal);
     }
     return false;
   }
 
   /** Renews every retry period; returns when the lease could not be renewed within the deadline, or on abort. */
   async #renew(signal: AbortSignal): Promise<void> {
+    const { name, renewDeadlineMs, retryPeriodMs } = this.#options;
     while (!signal.aborted) {
-      const deadline = this.#clock.now() + this.#options.renewDeadlineMs;
-      let renewed = false;
-      while (!signal.aborted && this.#clock.now() < deadline) {
-        if (await this.#tryAcquireOrRenew()) {
-          renewed = true;
-          break;
+      // The deadline cancels the call in flight, as client-go's PollUntilContextTimeout does: waiting for a
+      // hung request would keep us leading after a standby took the expired lease.
+      const renewed = await this.#bounded(renewDeadlineMs, signal, async (round) => {
+        while (!round.aborted) {
+          if (await this.#tryAcquireOrRenew(round)) return true;
+          this.#metrics?.leaderSlowpath.inc({ name });
+          await sleep(this.#clock, retryPeriodMs, round);
         }
-        this.#metrics?.leaderSlowpath.inc({ name: this.#options.name });
-        await sleep(this.#clock, this.#options.retryPeriodMs, signal);
-      }
+        return false;
+      });
       if (!renewed) return;
-      await sleep(this.#clock, this.#options.retryPeriodMs, signal);
+      await sleep(this.#clock, retryPeriodMs, signal);
     }
   }
 
-  async #tryAcquireOrRenew(callbacks?: LeaderCallbacks): Promise<boolean> {
+  /** Runs `work` with a signal that aborts with `signal` or once `ms` pass on the clock. */
+  async #bounded<T>(ms: number, signal: AbortSignal | undefined, work: (bound: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const cancel = this.#clock.setTimer(() => deadline.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
+    try {
+      return await work(signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal);
+    } finally {
+      cancel();
+    }
+  }
+
+  async #tryAcquireOrRenew(signal: AbortSignal, callbacks?: LeaderCallbacks): Promise<boolean> {
     const { client, namespace, name, identity, leaseDurationMs } = this.#options;
     const now = this.#clock.now();
     const desired: LeaseSpec = {
       holderIdentity: identity,
-      leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
+      // Whole seconds, rounded up: others then wait at least as long as this leader may lead unrenewed.
+      leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
       acquireTime: microTime(now),
       renewTime: microTime(now),
       leaseTransitions: 0,
     };
     let lease: Lease;
     try {
-      lease = await client.get<Lease>(LEASES, namespace, name);
+      lease = await client.get<Lease>(LEASES, namespace, name, signal);
     } catch (err) {
       if (!isNotFound(err)) return this.#failed(err);
       try {
-        const created = await client.create<Lease>(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired });
-        this.#observe(created, now, callbacks);
+        const created = await client.create<Lease>(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired }, { signal });
+        this.#observe(created, callbacks);
         return true;
       } catch (createErr) {
         return isAlreadyExists(createErr) ? false : this.#failed(createErr);
       }
     }
-    this.#observe(lease, now, callbacks);
+    this.#observe(lease, callbacks);
     const spec = lease.spec ?? {};
     const heldByOther = spec.holderIdentity && spec.holderIdentity !== identity;
     if (heldByOther && this.#observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 > now) return false;
@@ -163,20 +181,24 @@ export class LeaderElector {
       desired.leaseTransitions = (spec.leaseTransitions ?? 0) + 1;
     }
     try {
-      const updated = await client.replace<Lease>(LEASES, { ...lease, spec: desired });
-      this.#observe(updated, now, callbacks);
+      const updated = await client.replace<Lease>(LEASES, { ...lease, spec: desired }, { signal });
+      this.#observe(updated, callbacks);
       return true;
     } catch (err) {
       return isConflict(err) ? false : this.#failed(err);
     }
   }
 
-  #observe(lease: Lease, now: number, callbacks?: LeaderCallbacks): void {
+  /**
+   * Seen when the answer arrived, as client-go's observedTime: dated when the request was sent, a slow
+   * answer would make the holder's lease look older than it is, and expire early.
+   */
+  #observe(lease: Lease, callbacks?: LeaderCallbacks): void {
     const spec = lease.spec ?? {};
     const resourceVersion = lease.metadata.resourceVersion ?? '';
     if (this.#observed?.resourceVersion !== resourceVersion) {
       this.#observed = { spec, resourceVersion };
-      this.#observedAt = now;
+      this.#observedAt = this.#clock.now();
     }
     const holder = spec.holderIdentity ?? '';
     if (holder && holder !== this.#reportedLeader) {
@@ -191,16 +213,16 @@ export class LeaderElector {
   }
 
   /** Gives the lease up: no holder and a one-second duration, so the next candidate takes it at once. */
-  async #release(): Promise<void> {
+  async #release(signal: AbortSignal): Promise<void> {
     const { client, namespace, name, identity } = this.#options;
     try {
-      const lease = await client.get<Lease>(LEASES, namespace, name);
+      const lease = await client.get<Lease>(LEASES, namespace, name, signal);
       if (lease.spec?.holderIdentity !== identity) return;
       const now = microTime(this.#clock.now());
       await client.replace<Lease>(LEASES, {
         ...lease,
         spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
-      });
+      }, { signal });
       this.#log.info('released the lease');
     } catch (err) {
       this.#log.warn({ err }, 'could not release the lease');

@@ -12,7 +12,7 @@ import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos, untilAborted } from '../kube/clock.ts';
-import { Controller, keyOf } from '../kube/controller.ts';
+import { keyOf } from '../kube/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { startProbeServer } from '../kube/health.ts';
 import { Informer } from '../kube/informer.ts';
@@ -21,14 +21,13 @@ import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
 import { PODS } from '../kube/resources.ts';
-import { LIFECYCLE_CONTROLLER_NAME, LifecycleReconciler } from '../controllers/lifecycle-controller.ts';
-import { PODTRANSITIONRULES, TRANSITION_CONTROLLER_NAME, TransitionReconciler, TransitionRuleChecker } from '../controllers/transition-controller.ts';
+import { lifecycleController } from '../controllers/lifecycle-controller.ts';
+import { PODTRANSITIONRULES, TransitionRuleChecker, transitionController } from '../controllers/transition-controller.ts';
 import { podTransitionRuleSchema, PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
-import { labelSelectorMatches } from '../api/selector.ts';
 import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../webhook/podtransitionrule.ts';
-import { POD_DELETION_CONTROLLER_NAME, PodDeletionReconciler, wantsDeletion } from '../controllers/pod-deletion-controller.ts';
+import { podDeletionController } from '../controllers/pod-deletion-controller.ts';
 import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
 import { graceDelete } from '../webhook/grace-delete.ts';
@@ -68,14 +67,6 @@ export interface OperatorOptions {
   logger?: Logger;
 }
 
-const selectsPod = (rule: PodTransitionRule, pod: Pod): boolean => {
-  try {
-    return rule.spec?.selector != null && labelSelectorMatches(rule.spec.selector, pod.metadata.labels ?? {});
-  } catch {
-    return false;
-  }
-};
-
 /** The parts of a running operator that tests and `podops up` look at. */
 export interface RunningOperator {
   done: Promise<void>;
@@ -91,75 +82,98 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const { client } = options;
   const identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const events = new EventRecorder({ client, component: 'podops', instance: identity, logger: log });
+  const manager = new Manager({
+    logger: log,
+    ...(options.leaderElect && {
+      leaderElection: { client, namespace: options.namespace, name: 'podops-leader', identity, metrics, ...options.leaderElection },
+    }),
+  });
 
   const pods = new Informer<Pod>({ client, type: PODS, labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`, transform: trimPod, logger: log });
   const rules = new Informer<PodTransitionRule>({ client, type: PODTRANSITIONRULES, logger: log });
-  const lifecycle = new Controller({
-    name: LIFECYCLE_CONTROLLER_NAME,
-    workers: options.lifecycleWorkers ?? 5,
-    metrics,
-    logger: log,
-    reconciler: new LifecycleReconciler({ client, pods, events, logger: log, transitions: new TransitionRuleChecker(rules) }),
-  });
-  const deletion = new Controller({ name: POD_DELETION_CONTROLLER_NAME, workers: 5, metrics, logger: log, reconciler: new PodDeletionReconciler({ client, pods, events }) });
-  // Polls and first requests run in the background; each one's end requeues its rule. An open call would keep
-  // the process alive for up to its 30 s deadline after shutdown: both stop with the manager.
-  const webhookCalls = new CallManager({ onAnswered: (owner) => transitions.enqueue(keyOf(owner.namespace, owner.name)) });
-  const webhookPolls = new PollManager({ onPolled: (task) => transitions.enqueue(keyOf(task.namespace, task.name)) });
-  const transitions: Controller = new Controller({
-    name: TRANSITION_CONTROLLER_NAME,
-    workers: 5,
-    metrics,
-    logger: log,
-    reconciler: new TransitionReconciler({
-      client,
-      rules,
-      pods,
-      events,
-      logger: log,
-      skipRuleTypes: options.skipTransitionRuleTypes,
-      polls: webhookPolls,
-      calls: webhookCalls,
-    }),
-  });
-  const podKey = (pod: Pod): string => keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
-  const ruleKey = (rule: PodTransitionRule): string => keyOf(rule.metadata.namespace, rule.metadata.name ?? '');
-  // Level-triggered: events only name objects. A pod change concerns its lifecycle and the rules that select
-  // or list it; a rule change concerns the lifecycles of its targets.
-  const onPod = (...versions: Pod[]): void => {
-    const pod = versions[versions.length - 1] as Pod;
-    lifecycle.enqueue(podKey(pod));
-    if (wantsDeletion(pod)) deletion.enqueue(podKey(pod));
-    for (const rule of rules.list(pod.metadata.namespace)) {
-      if (versions.some((v) => selectsPod(rule, v)) || (rule.status?.targets ?? []).includes(pod.metadata.name ?? '')) transitions.enqueue(ruleKey(rule));
-    }
-  };
-  const onRule = (rule: PodTransitionRule): void => {
-    transitions.enqueue(ruleKey(rule));
-    for (const target of rule.status?.targets ?? []) lifecycle.enqueue(keyOf(rule.metadata.namespace, target));
-  };
+  // Polls and first requests run in the background; each one's end requeues its rule.
+  const requeueRule = (owner: { namespace: string; name: string }): void => transitions.enqueue(keyOf(owner.namespace, owner.name));
+  const webhookCalls = new CallManager({ onAnswered: requeueRule });
+  const webhookPolls = new PollManager({ onPolled: requeueRule });
+  const common = { client, pods, rules, events, metrics, logger: log };
+  const controllers = [
+    lifecycleController({ ...common, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
+    podDeletionController(common),
+  ];
+  const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
+  controllers.push(transitions);
+
   // Only the leader counts lifecycle transitions, so replicas do not multiply them.
   const lifecycleMetrics = new LifecycleMetrics(registry);
-  let leading = false;
-  pods.addHandler({
-    onAdd: (p) => onPod(p),
-    onUpdate: (previous, current) => {
-      if (leading) lifecycleMetrics.observe(previous, current, nowNanos());
-      onPod(previous, current);
-    },
-    onDelete: (p) => onPod(p),
-  });
-  rules.addHandler({ onAdd: onRule, onUpdate: (_previous, current) => onRule(current), onDelete: onRule });
+  pods.addHandler({ onUpdate: (previous, current) => manager.isLeader() && lifecycleMetrics.observe(previous, current, nowNanos()) });
 
-  const podShape = requireShape(POD_SHAPE);
-  const ruleShape = requireShape(podTransitionRuleSchema());
-  const validators = [podShape, validatePodLifecycle, ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos, logger: log })] : [])];
-  let webhookServer: WebhookServer | undefined;
+  const webhook = webhookRunnable(options, client, registry, log);
+  manager.add({
+    name: 'probes',
+    stage: 'servers',
+    ...listeningRunnable(async () => {
+      const enabled = (address: string): boolean => address !== '0';
+      return Promise.all([
+        ...(enabled(options.metricsAddress) ? [startProbeServer({ address: options.metricsAddress, registry })] : []),
+        ...(enabled(options.probeAddress)
+          ? [
+              startProbeServer({
+                address: options.probeAddress,
+                healthChecks: { ping: () => true },
+                readyChecks: { 'informers-synced': () => pods.hasSynced() && rules.hasSynced(), webhook: () => webhook.listening() },
+              }),
+            ]
+          : []),
+      ]);
+    }),
+  });
+  manager.add(webhook.runnable);
+  for (const [name, informer] of [['pod-informer', pods], ['podtransitionrule-informer', rules]] as const) {
+    manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
+  }
+  manager.add({
+    name: 'podtransitionrule-webhook-calls',
+    stage: 'others',
+    start: async (s) => {
+      await untilAborted(s);
+      webhookCalls.stop();
+      webhookPolls.stop();
+    },
+  });
+  for (const controller of controllers) manager.add({ name: controller.name, stage: 'leader', start: (s) => controller.run(s) });
+  const done = manager.run(signal).finally(() => events.flush());
+  return { done, webhookAddress: webhook.address, registry, manager };
+}
+
+/** A runnable around servers that `open` starts: ready once they listen, closed on stop. */
+function listeningRunnable(open: () => Promise<{ close(): Promise<void> }[]>): Pick<Runnable, 'start' | 'ready'> {
+  let listening: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (listening = resolve));
+  return {
+    async start(signal) {
+      const servers = await open();
+      listening();
+      await untilAborted(signal);
+      await Promise.all(servers.map((server) => server.close()));
+    },
+    ready: (signal) => Promise.race([ready, untilAborted(signal)]),
+  };
+}
+
+/** The admission webhook server with its certificates (self-managed, or from --cert-dir). */
+function webhookRunnable(options: OperatorOptions, client: KubeClient, registry: Registry, log: Logger): { runnable: Runnable; address: Promise<string>; listening(): boolean } {
+  let server: WebhookServer | undefined;
   let resolveAddress: (address: string) => void = () => {};
-  const webhookAddress = new Promise<string>((resolve) => (resolveAddress = resolve));
+  const address = new Promise<string>((resolve) => (resolveAddress = resolve));
+  const shape = { pod: requireShape(POD_SHAPE), rule: requireShape(podTransitionRuleSchema()) };
+  const validators = [
+    shape.pod,
+    validatePodLifecycle,
+    ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos, logger: log })] : []),
+  ];
   const serve = async (certificate: ServingCertificate): Promise<void> => {
-    if (webhookServer) return webhookServer.setCertificate(certificate);
-    webhookServer = new WebhookServer({
+    if (server) return server.setCertificate(certificate);
+    server = new WebhookServer({
       host: options.webhook.host,
       port: options.webhook.port,
       certificate,
@@ -168,30 +182,20 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
       logger: log,
       routes: [
         genericRoute('/mutating-generic', {
-          Pod: [podShape, (r) => mutatePodLifecycle(r, nowNanos)],
-          'Pod/status': [podShape, (r) => mutatePodLifecycle(r, nowNanos)],
-          [PTR_KIND]: [ruleShape, defaultTransitionRule],
+          Pod: [shape.pod, (r) => mutatePodLifecycle(r, nowNanos)],
+          'Pod/status': [shape.pod, (r) => mutatePodLifecycle(r, nowNanos)],
+          [PTR_KIND]: [shape.rule, defaultTransitionRule],
         }),
-        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [ruleShape, (r) => validateTransitionRule(r)] }),
+        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)] }),
       ],
     });
-    resolveAddress(await webhookServer.listen());
+    resolveAddress(await server.listen());
   };
-
-  const manager = new Manager({
-    logger: log,
-    ...(options.leaderElect && {
-      leaderElection: { client, namespace: options.namespace, name: 'podops-leader', identity, metrics, ...options.leaderElection },
-    }),
-  });
-  const always = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: false, start });
-  const leader = (name: string, start: (signal: AbortSignal) => Promise<void>): Runnable => ({ name, needLeaderElection: true, start });
-
-  manager.add(always('pod-informer', (s) => pods.run(s)));
-  manager.add(always('podtransitionrule-informer', (s) => rules.run(s)));
-  manager.add(
-    always('webhook-server', async (s) => {
-      if (options.webhook.certDir) await watchCertDir(options.webhook.certDir, serve, s, log);
+  const runnable: Runnable = {
+    name: 'webhook-server',
+    stage: 'webhooks',
+    async start(signal) {
+      if (options.webhook.certDir) await watchCertDir(options.webhook.certDir, serve, signal, log);
       else {
         const certificates = new CertificateManager({
           client,
@@ -202,53 +206,13 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
           validatingWebhookConfigurations: [WEBHOOK_NAMES.validatingConfiguration],
           logger: log,
         });
-        await certificates.run(s, (bundle) => void serve(bundle.serving).catch((err: unknown) => log.error({ err }, 'cannot serve webhooks')));
+        await certificates.run(signal, (bundle) => void serve(bundle.serving).catch((err: unknown) => log.error({ err }, 'cannot serve webhooks')));
       }
-      await webhookServer?.close();
-    }),
-  );
-  manager.add(
-    always('probes', async (s) => {
-      const enabled = (address: string): boolean => address !== '0';
-      const servers = await Promise.all([
-        ...(enabled(options.metricsAddress) ? [startProbeServer({ address: options.metricsAddress, registry })] : []),
-        ...(enabled(options.probeAddress)
-          ? [
-              startProbeServer({
-                address: options.probeAddress,
-                healthChecks: { ping: () => true },
-                readyChecks: { 'informers-synced': () => pods.hasSynced() && rules.hasSynced(), webhook: () => webhookServer?.listening ?? false },
-              }),
-            ]
-          : []),
-      ]);
-      await untilAborted(s);
-      await Promise.all(servers.map((server) => server.close()));
-    }),
-  );
-  manager.add(
-    leader('lifecycle-metrics', async (s) => {
-      leading = true;
-      await untilAborted(s);
-      leading = false;
-    }),
-  );
-  for (const controller of [lifecycle, deletion, transitions]) {
-    manager.add(
-      leader(controller.name, async (s) => {
-        await Promise.all([pods.waitForSync(s), rules.waitForSync(s)]);
-        for (const pod of pods.list()) onPod(pod);
-        for (const rule of rules.list()) onRule(rule);
-        await controller.run(s);
-      }),
-    );
-  }
-  const done = manager.run(signal).finally(() => {
-    webhookCalls.stop();
-    webhookPolls.stop();
-    return events.flush();
-  });
-  return { done, webhookAddress, registry, manager };
+      await server?.close();
+    },
+    ready: (signal) => Promise.race([address.then(() => undefined), untilAborted(signal)]),
+  };
+  return { runnable, address, listening: () => server?.listening ?? false };
 }
 
 /**

@@ -3,8 +3,9 @@
 // pod-delete lifecycle; the pod-deletion controller's own delete passes once that lifecycle allows it.
 //
 // Labelling is a write on the strength of a request anyone who reaches the webhook port can send. It is made
-// only when the reviewed pod is the live pod exactly: the same uid (random, known only to those who can read
-// the pod) and the same resourceVersion (the API server sends the pod as stored when the delete arrives).
+// only for the live pod the review names by uid: random, and known only to those who can read the pod. The
+// resourceVersion is not required to match: other writers (the rule controller's annotations, a cooperation
+// controller) change a busy pod between the API server's read and ours, and a genuine delete would fail.
 
 import type { Pod } from '../api/kube.ts';
 import { GRACE_DELETE_MESSAGE, GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_WEBHOOK_NAME, TO_DELETE_LABEL } from '../api/protocol.ts';
@@ -63,22 +64,11 @@ export async function graceDelete(request: AdmissionRequest, { client, now, logg
   return denied(graceDeleteMessage(pod));
 }
 
-/** Why `reviewed` is not the pod as stored now, or undefined when it is. */
-function livePodMismatch(reviewed: Pod, live: Pod): string | undefined {
-  if (live.metadata.uid !== reviewed.metadata.uid) return `the pod under review (uid ${reviewed.metadata.uid ?? '<none>'}) is not the live pod: nothing done`;
-  if (live.metadata.resourceVersion !== reviewed.metadata.resourceVersion) {
-    return `the pod changed (resourceVersion ${reviewed.metadata.resourceVersion ?? '<none>'}, now ${live.metadata.resourceVersion ?? '<none>'}) while its deletion was reviewed: nothing done, retry the delete`;
-  }
-  return undefined;
-}
-
 async function markForDeletion(client: KubeClient, reviewed: Pod, at: Nanos): Promise<void> {
   const { namespace = '', name = '' } = reviewed.metadata;
   for (let attempt = 0; ; attempt++) {
     const live = await getLivePod(client, namespace, name);
-    // The first read vouches for the review; after a conflict, a newer version of the same pod is expected.
-    const mismatch = livePodMismatch(reviewed, live);
-    if (mismatch && (attempt === 0 || live.metadata.uid !== reviewed.metadata.uid)) throw new NotTheLivePodError(mismatch);
+    if (live.metadata.uid !== reviewed.metadata.uid) throw new NotTheLivePodError(`the pod under review (uid ${reviewed.metadata.uid ?? '<none>'}) is not the live pod: nothing done`);
     const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
     if (last !== undefined && at - last < RELABEL_INTERVAL) return;
     const labels = { ...live.metadata.labels };

@@ -16,6 +16,7 @@ import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, begin, finish, isDuringOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { patchPodMetadata } from '../../src/controllers/metadata-patch.ts';
 import { checkStoredState } from '../support/invariants.ts';
+import { open, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
 import { startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
@@ -194,6 +195,34 @@ describe('graceful shutdown on SIGTERM', () => {
     assert.ok(takeover?.holderIdentity && takeover.holderIdentity !== leaderId, 'the next write is the standby taking the lease');
     assert.equal(takeover.leaseTransitions, (specs[release]!.leaseTransitions ?? 0) + 1);
     assert.equal((await cluster.client.get<Lease>(LEASES, OPERATOR_NAMESPACE, LEASE_NAME)).spec?.holderIdentity, takeover.holderIdentity);
+  });
+});
+
+describe('SIGTERM while the API server keeps its webhook connections open', () => {
+  let cluster: Cluster;
+  let operator: OperatorProcess | undefined;
+  before(async () => {
+    cluster = await startCluster({ operator: 'external' });
+    await serviceNamespace(cluster, 'term');
+  });
+  after(async () => {
+    await operator?.kill();
+    await cluster.stop();
+  });
+
+  test('the operator exits within a few seconds (the server answers reviews in flight: see the webhook server tests)', async () => {
+    const current = (operator = await startOperatorProcess(cluster.kubeconfigPath));
+    await current.ready();
+    await registerWebhooks(cluster.client, `127.0.0.1:${current.webhookPort}`);
+    // The sandbox's webhook client keeps its connections alive between calls, as kube-apiserver's does.
+    await cluster.client.create(PODS, controlledPod('term', 'web-0'));
+    await until(() => getPod(cluster, 'term', 'web-0'), isServiceAvailable, 'web-0 reconciled');
+    const ca = await webhookCA(cluster.client);
+    const idle = await Promise.all(Array.from({ length: 5 }, () => open(targetOf(`127.0.0.1:${current.webhookPort}`, { ca }))));
+    const exit = await within(current.stop(), 5_000, 'the operator to exit after SIGTERM');
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.ok(idle.every((socket) => socket.closed || socket.readableEnded), 'the kept-alive connections were closed by the server');
+    for (const socket of idle) socket.destroy();
   });
 });
 

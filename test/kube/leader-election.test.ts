@@ -1,13 +1,17 @@
 // Lease leader election against the sandbox API server, with short timings.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { KubeClient } from '../../src/kube/client.ts';
-import { LeaderElector } from '../../src/kube/leader-election.ts';
-import { LEASES } from '../../src/kube/resources.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { isConflict, KubeClient } from '../../src/kube/client.ts';
+import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader-election.ts';
+import { LEASES, resourcePath } from '../../src/kube/resources.ts';
+import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
 
 const timings = { leaseDurationMs: 900, renewDeadlineMs: 600, retryPeriodMs: 100 };
+/** For a hung API server: the leader steps down by retry period + renew deadline, well before the lease expires. */
+const hangTimings = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
 
 async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<number> {
   const start = Date.now();
@@ -22,6 +26,9 @@ interface Candidate {
   elector: LeaderElector;
   leading: boolean;
   stopped: number;
+  /** When (performance.now()) leadership last began, and last ended: its `leading` signal aborted. */
+  startedAt: number;
+  endedAt: number;
   stop(): Promise<void>;
 }
 
@@ -29,6 +36,8 @@ describe('LeaderElector', () => {
   let sandbox: Sandbox;
   let client: KubeClient;
   const candidates: Candidate[] = [];
+  /** `lease/identity leads` and `lease/identity ends`, in the order they happened. */
+  const history: string[] = [];
   before(async () => {
     sandbox = await startSandbox();
     client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
@@ -39,12 +48,20 @@ describe('LeaderElector', () => {
     await sandbox.stop();
   });
 
-  function campaign(lease: string, identity: string, releaseOnCancel = true): Candidate {
-    const elector = new LeaderElector({ client, namespace: 'default', name: lease, identity, releaseOnCancel, ...timings });
+  function campaign(lease: string, identity: string, options: Partial<LeaderElectionOptions> = {}): Candidate {
+    const elector = new LeaderElector({ client, namespace: 'default', name: lease, identity, ...timings, ...options });
     const abort = new AbortController();
-    const candidate: Candidate = { elector, leading: false, stopped: 0, stop: async () => (abort.abort(), await running) };
+    const candidate: Candidate = { elector, leading: false, stopped: 0, startedAt: NaN, endedAt: NaN, stop: async () => (abort.abort(), await running) };
     const running = elector.run(abort.signal, {
-      onStartedLeading: () => (candidate.leading = true),
+      onStartedLeading: (leading) => {
+        candidate.leading = true;
+        candidate.startedAt = performance.now();
+        history.push(`${lease}/${identity} leads`);
+        leading.addEventListener('abort', () => {
+          candidate.endedAt = performance.now();
+          history.push(`${lease}/${identity} ends`);
+        });
+      },
       onStoppedLeading: () => {
         candidate.leading = false;
         candidate.stopped++;
@@ -53,6 +70,20 @@ describe('LeaderElector', () => {
     candidates.push(candidate);
     return candidate;
   }
+
+  /** A client whose requests pass a proxy that can hang them, both closed when the test ends. */
+  async function hangable(t: TestContext): Promise<{ proxy: HoldingProxy; client: KubeClient }> {
+    const proxy = await startHoldingProxy(sandbox.url);
+    const proxied = KubeClient.fromKubeconfigText(renderKubeconfig({ server: proxy.url }));
+    t.after(async () => {
+      proxied.close();
+      await proxy.close();
+    });
+    return { proxy, client: proxied };
+  }
+
+  /** Holds every request to the Lease `name` (its GET and PUT), as an API server that stopped answering. */
+  const holdLease = (proxy: HoldingProxy, name: string): void => proxy.hold((req) => req.url?.split('?')[0] === resourcePath(LEASES, 'default', name));
 
   test('defaults are client-go\'s and controller-runtime\'s: a 15 s lease, renewed every 2 s', async () => {
     const elector = new LeaderElector({ client, namespace: 'default', name: 'defaults', identity: 'solo' });
@@ -94,7 +125,7 @@ describe('LeaderElector', () => {
   });
 
   test('a leader that dies without releasing is replaced only once its lease expires', async () => {
-    const a = campaign('crash', 'a', false);
+    const a = campaign('crash', 'a', { releaseOnCancel: false });
     await until(() => a.leading, 'a to lead');
     const b = campaign('crash', 'b');
     await a.stop();
@@ -107,12 +138,78 @@ describe('LeaderElector', () => {
   test('a leader that can no longer renew steps down', async () => {
     const a = campaign('stolen', 'a');
     await until(() => a.leading, 'a to lead');
-    // Another holder takes the lease with a long duration, as a partitioned peer would after expiry.
-    const lease = await client.get<{ metadata: { resourceVersion: string }; spec: object }>(LEASES, 'default', 'stolen');
-    await client.replace(LEASES, { ...lease, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...lease.metadata, name: 'stolen', namespace: 'default' }, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 } });
+    // Another holder takes the lease with a long duration, as a partitioned peer would after expiry. The
+    // leader may renew between our read and our write: then read again and write again.
+    for (;;) {
+      const lease = await client.get<{ metadata: { resourceVersion: string }; spec: object }>(LEASES, 'default', 'stolen');
+      try {
+        await client.replace(LEASES, { ...lease, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...lease.metadata, name: 'stolen', namespace: 'default' }, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 } });
+        break;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+    }
     await until(() => a.stopped === 1, 'a to step down');
     assert.equal(a.elector.isLeader(), false);
     await a.stop();
+  });
+
+  test('a leader whose API server hangs steps down by its renew deadline, before a standby takes over', async (t) => {
+    const { proxy, client: hung } = await hangable(t);
+    const a = campaign('hung', 'a', { client: hung, ...hangTimings });
+    await until(() => a.leading, 'a to lead');
+    holdLease(proxy, 'hung');
+    const hungAt = performance.now();
+    const b = campaign('hung', 'b', hangTimings);
+    await until(() => b.leading, 'b to take over');
+    const steppedDown = Math.round(a.endedAt - hungAt);
+    const tookOver = Math.round(b.startedAt - hungAt);
+    t.diagnostic(`a stepped down ${steppedDown} ms after its API server hung, b took over after ${tookOver} ms`);
+    assert.deepEqual(history.filter((event) => event.startsWith('hung/')), ['hung/a leads', 'hung/a ends', 'hung/b leads']);
+    assert.ok(proxy.held > 0, "a's Lease requests were held");
+    assert.equal(a.elector.isLeader(), false);
+    // The round under way when the server hung began at most a retry period before.
+    const { renewDeadlineMs, retryPeriodMs } = hangTimings;
+    assert.ok(steppedDown <= renewDeadlineMs + retryPeriodMs + 300, `stepped down ${steppedDown} ms after the hang`);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test('stopping a leader whose API server hangs is not held up by the release', async (t) => {
+    const { proxy, client: hung } = await hangable(t);
+    const a = campaign('hung-stop', 'a', { client: hung, ...hangTimings });
+    await until(() => a.leading, 'a to lead');
+    holdLease(proxy, 'hung-stop');
+    await until(() => proxy.open > 0, 'a renewal to hang');
+    const stopping = performance.now();
+    await a.stop();
+    const took = performance.now() - stopping;
+    assert.equal(a.stopped, 1);
+    assert.ok(proxy.held >= 2, 'the release hung too');
+    assert.ok(took < hangTimings.renewDeadlineMs + 300, `stopped in ${Math.round(took)} ms`);
+  });
+
+  test('a Lease call aborted through its signal rejects at once and closes its connection', async (t) => {
+    const { proxy, client: hung } = await hangable(t);
+    proxy.hold(() => true);
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'aborted', namespace: 'default' } };
+    const calls: [string, (signal: AbortSignal) => Promise<unknown>][] = [
+      ['get', (signal) => hung.get(LEASES, 'default', 'aborted', signal)],
+      ['create', (signal) => hung.create(LEASES, lease, { signal })],
+      ['replace', (signal) => hung.replace(LEASES, lease, { signal })],
+      ['patch', (signal) => hung.patch(LEASES, 'default', 'aborted', 'merge', { spec: {} }, { signal })],
+      ['delete', (signal) => hung.delete(LEASES, 'default', 'aborted', { signal })],
+    ];
+    for (const [verb, call] of calls) {
+      const abort = new AbortController();
+      const pending = call(abort.signal);
+      await until(() => proxy.open === 1, `the ${verb} to hang`);
+      const abortedAt = performance.now();
+      abort.abort();
+      await assert.rejects(pending, { name: 'AbortError' }, verb);
+      const took = performance.now() - abortedAt;
+      assert.ok(took < 100, `${verb} rejected ${Math.round(took)} ms after the abort`);
+      await until(() => proxy.open === 0, `the ${verb}'s connection to close`);
+    }
   });
 
   test('timings are checked as client-go checks them', () => {
