@@ -10,7 +10,7 @@ import type { Pod } from '../src/api/kube.ts';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
 import { CONTROL_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../src/api/protocol.ts';
 import { registerWebhooks, CERT_SECRET, LOCAL_WEBHOOK_HOSTS, OPERATOR_NAMESPACE } from '../src/cli/local-stack.ts';
-import { patchPodMetadata } from '../src/controllers/metadata-patch.ts';
+import { writePod } from '../src/sdk/write-pod.ts';
 import { KubeClient, type KubeObject } from '../src/kube/client.ts';
 import { nowNanos } from '../src/kube/clock.ts';
 import { Controller, keyOf } from '../src/kube/controller.ts';
@@ -19,7 +19,7 @@ import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS, SERVICES } from '../src/kube/resources.ts';
 import { startOperator } from '../src/operator/operator.ts';
 import { allowOps, begin, finish, isDuringOps, type LifecycleAdapter } from '../src/sdk/operation.ts';
-import { startLoadBalancerController } from '../examples/load-balancer/controller.ts';
+import { startLoadBalancerController } from '../examples/load-balancer/load-balancer-controller.ts';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
 
@@ -77,7 +77,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
         async reconcile({ namespace, name }) {
           const pod = pods.get(namespace, name);
           if (!pod || !isDuringOps(adapter, pod) || !allowOps(adapter, 0, pod, nowNanos()).allowed) return;
-          await patchPodMetadata(client, pod, finish(adapter, pod, nowNanos()).pod).catch(() => undefined);
+          await writePod(client, pod, finish(adapter, pod, nowNanos()).pod).catch(() => undefined);
         },
       },
     });
@@ -99,7 +99,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
     const start = performance.now();
     await inParallel((i) => {
       const pod = pods.get('bench', `pod-${i}`) as Pod;
-      return patchPodMetadata(client, pod, begin(adapter, pod, nowNanos()).pod);
+      return writePod(client, pod, begin(adapter, pod, nowNanos()).pod);
     });
     await sleep(100);
     await until(() => pods.list().filter(inService).length === podCount, 'every lifecycle to end', 300_000);

@@ -110,7 +110,7 @@ function callText(source: string, open: number): string {
 
 /** `group/resource[/subresource] verb` for every KubeClient call in the operator's code. */
 async function usedAccess(): Promise<Set<string>> {
-  const files = (await Promise.all(['src/controllers', 'src/operator', 'src/webhook', 'src/kube'].map(sourceFiles))).flat().filter((f) => f !== join('src', 'kube', 'client.ts'));
+  const files = [...(await Promise.all(['src/controllers', 'src/operator', 'src/webhook', 'src/kube'].map(sourceFiles))).flat().filter((f) => f !== join('src', 'kube', 'client.ts')), join('src', 'sdk', 'write-pod.ts')];
   const sources = new Map(await Promise.all(files.map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as const)));
   // Informers list and watch the type they are made with.
   const informed = [...sources.values()].flatMap((s) => [...s.matchAll(/new Informer(?:<[^>]*>)?\(\{[^}]*?\btype: (\w+)/g)].map((m) => m[1] as string));
@@ -129,12 +129,13 @@ async function usedAccess(): Promise<Set<string>> {
     for (const match of source.matchAll(/\bclient\.(get|list|create|replace|patch|delete|watch)\s*(?:<[^(]*>)?\(/g)) {
       const text = callText(source, (match.index ?? 0) + match[0].length - 1);
       const first = (text.split(',')[0] ?? '').trim();
-      const subresource = /subresource: '(\w+)'/.exec(text)?.[1];
       const verb = match[1] as string;
+      // A subresource the request the pure core builds chooses (pods or pods/status).
+      const subresources = /subresource: write\.subresource/.test(text) ? [undefined, 'status'] : [/subresource: '(\w+)'/.exec(text)?.[1]];
       // watch takes a path; the informer builds it from its type.
       const names = verb === 'watch' || !(first in CONSTANTS) ? variables[`${file}:${verb === 'watch' ? 'type' : first}`] : [first];
       assert.ok(names, `${relative(ROOT, join(ROOT, file))}: cannot tell which resource \`client.${verb}(${first}, ...)\` reaches; add it to this test`);
-      for (const name of names) grant(name, verb === 'watch' ? 'watch' : (CALL_VERBS[verb] as string), subresource);
+      for (const name of names) for (const subresource of subresources) grant(name, verb === 'watch' ? 'watch' : (CALL_VERBS[verb] as string), subresource);
     }
   }
   return used;

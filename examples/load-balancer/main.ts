@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { KubeClient } from '../../src/kube/client.ts';
 import { createLogger } from '../../src/kube/log.ts';
-import { startLoadBalancerController } from './controller.ts';
+import { startLoadBalancerController } from './load-balancer-controller.ts';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });
 // Its own name in managedFields and in the API server's logs, apart from podops'.

@@ -11,7 +11,7 @@ import { Controller, keyOf, type Reconciler, type Request, type Result } from '.
 import { Informer } from '../../src/kube/informer.ts';
 import { silentLogger, type Logger } from '../../src/kube/log.ts';
 import { PODS } from '../../src/kube/resources.ts';
-import { patchPodMetadata } from '../../src/controllers/metadata-patch.ts';
+import { writePod } from '../../src/sdk/write-pod.ts';
 import { allowOps, begin, finish, hasLifecycle, isDuringOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 
 export const RESTART_ANNOTATION = 'podops.example/restart';
@@ -40,7 +40,7 @@ export class RestartReconciler implements Reconciler {
         // A lifecycle of ours that is still completing: wait for it to end before starting the next one.
         if (hasLifecycle(restartAdapter.id, pod)) return;
         const { pod: begun, changed } = begin(restartAdapter, pod, now);
-        if (changed) await patchPodMetadata(this.#client, pod, begun);
+        if (changed) await writePod(this.#client, pod, begun);
         return;
       }
       const { allowed, requeueAfterMs } = allowOps(restartAdapter, this.#delaySeconds, pod, now);
@@ -50,7 +50,7 @@ export class RestartReconciler implements Reconciler {
         return true;
       };
       const { pod: finished } = finish(restartAdapter, pod, now, record);
-      await patchPodMetadata(this.#client, pod, finished);
+      await writePod(this.#client, pod, finished);
     } catch (err) {
       if (isNotFound(err)) return;
       if (isConflict(err)) return { requeue: true };

@@ -89,7 +89,7 @@ export interface LabelCheckRule {
 
 export interface TransitionRuleWebhook {
   clientConfig?: WebhookClientConfig;
-  /** Defaults to Fail (DESIGN.md; upstream defaults Ignore but never reads it). */
+  /** Defaults to Fail (upstream defaults Ignore but never reads it). */
   failurePolicy?: FailurePolicy;
   parameters?: WebhookParameter[];
 }

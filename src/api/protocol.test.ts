@@ -20,7 +20,7 @@ import {
   parseIdLabelKey,
 } from './protocol.ts';
 
-describe('protocol strings (kuperator-reference 1.3 to 1.5)', () => {
+describe('protocol strings, as Kuperator spells them', () => {
   test('pod-level phase labels, CollaSet keys and the legacy clean finalizer are the upstream strings', () => {
     assert.deepEqual(
       [POD_PRE_CHECKING_LABEL, POD_PREPARING_LABEL, POD_OPERATING_LABEL, POD_POST_CHECKING_LABEL],

@@ -112,7 +112,7 @@ export const PREPARING_TO_DELETE_LABEL = `${LIFECYCLE_DOMAIN}/preparing-to-delet
 export const POD_CREATING_LABEL = `${LIFECYCLE_DOMAIN}/creating`;
 export const POD_COMPLETING_LABEL = `${LIFECYCLE_DOMAIN}/completing`;
 // Pod-level phase labels defined in kube-api but set and read by nothing in Kuperator
-// (kuperator-reference 1.3); kept so code that greps for them finds the exact keys. They are not the
+// (Kuperator's behaviour, docs/protocol.md); kept so code that greps for them finds the exact keys. They are not the
 // per-ID families: the word follows the domain, not precedes it.
 export const POD_PRE_CHECKING_LABEL = `${LIFECYCLE_DOMAIN}/pre-checking`;
 export const POD_PREPARING_LABEL = `${LIFECYCLE_DOMAIN}/preparing`;
@@ -122,7 +122,7 @@ export const POD_POST_CHECKING_LABEL = `${LIFECYCLE_DOMAIN}/post-checking`;
 export const TO_DELETE_LABEL = 'collaset.kusionstack.io/to-delete';
 export const TO_REPLACE_LABEL = 'collaset.kusionstack.io/to-replace';
 export const REPLACE_PAIR_ORIGIN_NAME_LABEL = 'collaset.kusionstack.io/replace-pair-origin-name';
-/** CollaSet marks the pods of an update with it; its update adapter's whenFinish removes it (kuperator-reference 1.3, 6). */
+/** CollaSet marks the pods of an update with it; its update adapter's whenFinish removes it (Kuperator's behaviour, docs/protocol.md). */
 export const UPDATE_INCLUDED_LABEL = 'collaset.kusionstack.io/update-included';
 
 // Annotations.
@@ -136,7 +136,7 @@ export const SKIP_RULE_CONDITIONS_ANNOTATION = 'podtransitionrule.kusionstack.io
 /** Unix nanoseconds of GraceDelete's last re-label, used to rate-limit its writes. */
 export const GRACE_DELETE_TIMESTAMP_ANNOTATION = 'gracedelete.kusionstack.io/delete-timestamp';
 /**
- * CollaSet's record of a pod's status; the reference gives no format (kuperator-reference 1.4). Its update
+ * CollaSet's record of a pod's status; Kuperator documents no format. Its update
  * adapter's whenFinish removes it together with UPDATE_INCLUDED_LABEL.
  */
 export const LAST_POD_STATUS_ANNOTATION = 'collaset.kusionstack.io/last-pod-status';
@@ -149,7 +149,7 @@ export const TRANSITION_RULE_FINALIZER = 'finalizer.operating.kusionstack.io/pro
 export const RESOURCE_CONSIST_CLEAN_FINALIZER = 'resource-consist.kusionstack.io/clean-finalizer';
 /**
  * The older per-employer form, `resource-consist.kusionstack.io/clean-<employer name>`, which the current
- * ResourceConsist replaces with RESOURCE_CONSIST_CLEAN_FINALIZER (kuperator-reference 1.5, 5); employers
+ * ResourceConsist replaces with RESOURCE_CONSIST_CLEAN_FINALIZER (Kuperator's behaviour, docs/protocol.md); employers
  * written by older controllers still carry it. Match it exactly: the current finalizer shares the prefix.
  */
 export const LEGACY_RESOURCE_CONSIST_CLEAN_FINALIZER_PREFIX = 'resource-consist.kusionstack.io/clean-';

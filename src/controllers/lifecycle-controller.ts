@@ -1,11 +1,10 @@
 // The lifecycle controller: a thin driver of src/lifecycle's reconcilePod. It reads the pod from the cache,
-// asks the pure core for the next write, and writes it as a merge patch guarded by resourceVersion: labels
-// and annotations on the pod, or through pods/status when the service-ready condition changes (the pod
-// status strategy keeps label changes made there, so a plan is always one request).
+// asks the pure core for the next change, and sends the request the core builds for it (podWrite: one patch
+// guarded by resourceVersion, through pods/status when the service-ready condition changes).
 
 import type { Pod, Service } from '../api/kube.ts';
 import type { PodTransitionRule } from '../api/podtransitionrule.ts';
-import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
+import { SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
 import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
@@ -13,10 +12,11 @@ import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import type { RuntimeMetrics } from '../kube/metrics.ts';
-import { PODS, SERVICES } from '../kube/resources.ts';
-import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/controller.ts';
+import { SERVICES } from '../kube/resources.ts';
+import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/reconcile.ts';
+import { writePod } from '../sdk/write-pod.ts';
 import { InvalidLabelError } from '../lifecycle/parse.ts';
-import { InvalidAnnotationError, missingExpectedFinalizers, serviceReadyCondition } from '../lifecycle/pod.ts';
+import { InvalidAnnotationError, missingExpectedFinalizers } from '../lifecycle/pod.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
 
@@ -98,7 +98,8 @@ export class LifecycleReconciler implements Reconciler {
     }
     if (!plan) return;
 
-    const written = await this.#write(pod, plan, now);
+    // The request is the pure core's (podWrite), the one the property tests apply.
+    const written = await writePod(this.#options.client, pod, applyReconcilePlan(pod, plan, now));
     this.#expectations.expect(key, written.metadata.resourceVersion);
     this.#log.debug({ pod: key, reason: plan.reason }, 'updated pod');
     if (plan.serviceReady) this.#options.events?.event(pod, 'Normal', SERVICE_READY_EVENT_REASON, plan.serviceReady.event);
@@ -118,25 +119,5 @@ export class LifecycleReconciler implements Reconciler {
       }
     }
     return services;
-  }
-
-  /**
-   * One patch carrying exactly what the plan changes, guarded by the pod's resourceVersion. With the
-   * service-ready gate it is a strategic merge patch of pods/status: conditions merge by type, so only
-   * the gate is sent and the cache need not hold the other conditions.
-   */
-  #write(pod: Pod, plan: ReconcilePlan, now: Nanos): Promise<Pod> {
-    const next = applyReconcilePlan(pod, plan, now);
-    const metadata: Record<string, unknown> = { resourceVersion: pod.metadata.resourceVersion };
-    if (plan.labels) {
-      metadata.labels = { ...plan.labels.set, ...Object.fromEntries(plan.labels.remove.map((k) => [k, null])) };
-    }
-    if (plan.dropExpectedFinalizers) {
-      metadata.annotations = { [AVAILABLE_CONDITIONS_ANNOTATION]: next.metadata.annotations?.[AVAILABLE_CONDITIONS_ANNOTATION] };
-    }
-    const { namespace, name } = pod.metadata;
-    if (!plan.serviceReady) return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'merge', { metadata });
-    const gate = serviceReadyCondition(next);
-    return this.#options.client.patch<Pod>(PODS, namespace, name ?? '', 'strategic', { metadata, status: { conditions: [gate] } }, { subresource: 'status' });
   }
 }

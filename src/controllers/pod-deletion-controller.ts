@@ -3,7 +3,7 @@
 // GraceDelete turns `kubectl delete pod` into exactly this label.
 
 import type { Pod } from '../api/kube.ts';
-import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { TO_DELETE_LABEL } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
@@ -14,17 +14,10 @@ import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import type { Nanos } from '../lifecycle/time.ts';
-import { allowOps, begin, isDuringOps, whenBeginDelete, type LifecycleAdapter } from '../sdk/operation.ts';
-import { patchPodMetadata } from './metadata-patch.ts';
+import { writePod } from '../sdk/write-pod.ts';
+import { allowOps, begin, isDuringOps, podDeleteAdapter } from '../sdk/operation.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
-
-export const podDeleteAdapter: LifecycleAdapter = {
-  id: POD_DELETE_LIFECYCLE_ID,
-  type: OPERATION_TYPE_DELETE,
-  allowMultiType: true,
-  whenBegin: whenBeginDelete,
-};
 
 export const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
@@ -48,7 +41,7 @@ export class PodDeletionReconciler implements Reconciler {
     const now = (this.#options.now ?? nowNanos)();
     if (!isDuringOps(podDeleteAdapter, pod)) {
       const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
-      if (changed) await patchPodMetadata(this.#options.client, pod, begun);
+      if (changed) await writePod(this.#options.client, pod, begun);
       return;
     }
     const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);

@@ -17,7 +17,7 @@ import { silentLogger, type Logger } from '../kube/log.ts';
 import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
-import type { TransitionVerdict } from '../lifecycle/controller.ts';
+import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { parseSkipRuleTypes } from '../transition/rules.ts';
 import { detailAnnotationValues, transitionVerdict } from '../transition/verdict.ts';

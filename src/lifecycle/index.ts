@@ -6,7 +6,7 @@ export * from './pod.ts';
 export * from './mutate.ts';
 export * from './validate.ts';
 export * from './readiness.ts';
-export * from './controller.ts';
+export * from './reconcile.ts';
 export * from './phase.ts';
 export * from './explain.ts';
 export * from './transitions.ts';

@@ -1,16 +1,16 @@
 // Upstream's webhook table (kuperator webhook_test.go, fixed time 1717505885197871195) plus the
-// recommended extra cases of kuperator-reference section 7.
+// recommended extra cases (see docs/protocol.md).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from '../api/protocol.ts';
 import { L, NOW, PERM, STAMP, pod, protocolLabels, type PodOptions } from '../../test/support/pods.ts';
-import { lifecyclePass, mutatePod, type AdmissionOperation } from './mutate.ts';
+import { lifecyclePass, mutatePod, type PodWriteOperation } from './mutate.ts';
 import { InvalidLabelError } from './parse.ts';
 import { InvalidAnnotationError } from './pod.ts';
 import { validatePod } from './validate.ts';
 
-function mutate(newPod: PodOptions, oldPod?: PodOptions, operation: AdmissionOperation = 'UPDATE') {
+function mutate(newPod: PodOptions, oldPod?: PodOptions, operation: PodWriteOperation = 'UPDATE') {
   const result = mutatePod({ operation, pod: pod(newPod), oldPod: oldPod && pod(oldPod), now: NOW });
   return { ...result, protocol: protocolLabels(result.labels) };
 }

@@ -1,5 +1,5 @@
 // The admission mutation of PodOpsLifecycle for CREATE and UPDATE of pods and pods/status
-// (kuperator-reference 1.8). `lifecyclePass` is upstream's algorithm: every decision reads one snapshot
+// (Kuperator's behaviour, docs/protocol.md). `lifecyclePass` is upstream's algorithm: every decision reads one snapshot
 // of the labels, so labels added during the pass do not feed back (except that IDs turned operated in
 // step 7 count towards step 8). `mutatePod` repeats the pass until nothing changes.
 //
@@ -16,10 +16,10 @@ import { lifecycleKeys, parseLifecycles, permissionKey, type PodLifecycles } fro
 import { hasServiceReadyGate, isControlled, missingExpectedFinalizers, readyToOperate } from './pod.ts';
 import type { Nanos } from './time.ts';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE';
+export type PodWriteOperation = 'CREATE' | 'UPDATE';
 
 export interface MutationInput {
-  operation: AdmissionOperation;
+  operation: PodWriteOperation;
   /** The incoming object (for `pods/status` too: its conditions and finalizers decide readyToOperate). */
   pod: Pod;
   /** The stored object; undefined on CREATE. `done-operation-type` is copied from its `operation-type`. */

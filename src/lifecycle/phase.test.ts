@@ -1,4 +1,4 @@
-// Phases and timelines are read off the labels (kuperator-reference 1.7); `podops inspect` and the
+// Phases and timelines are read off the labels (Kuperator's behaviour, docs/protocol.md); `podops inspect` and the
 // lifecycle metrics show what these return.
 
 import assert from 'node:assert/strict';

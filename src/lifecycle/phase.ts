@@ -1,4 +1,4 @@
-// Phases are not stored anywhere: they are read off the labels (kuperator-reference 1.7).
+// Phases are not stored anywhere: they are read off the labels (Kuperator's behaviour, docs/protocol.md).
 
 import { SERVICE_AVAILABLE_LABEL, operationPermissionKey, type IdLabelWord } from '../api/protocol.ts';
 import type { Lifecycle, PodLifecycles } from './parse.ts';

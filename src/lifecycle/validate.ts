@@ -1,4 +1,4 @@
-// The lifecycle validation rules for CREATE and UPDATE of controlled pods (kuperator-reference 3.2),
+// The lifecycle validation rules for CREATE and UPDATE of controlled pods (Kuperator's behaviour, docs/protocol.md),
 // with upstream's error strings. Upstream walks Go maps, so which error it reports first is random;
 // here every error is returned in the order of the label keys, the first one being the one the webhook
 // reports.

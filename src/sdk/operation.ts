@@ -3,7 +3,7 @@
 // `OperationClient` writes them.
 
 import type { Pod } from '../api/kube.ts';
-import { PREPARING_TO_DELETE_LABEL, idLabelKey, idLabelPrefix } from '../api/protocol.ts';
+import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, PREPARING_TO_DELETE_LABEL, idLabelKey, idLabelPrefix } from '../api/protocol.ts';
 import { parseLifecycles } from '../lifecycle/parse.ts';
 import { parseNanos, NANOS_PER_SECOND, NANOS_PER_MILLI, type Nanos } from '../lifecycle/time.ts';
 import { draftOf, labelsOf, type PodChange } from './pod-change.ts';
@@ -148,6 +148,17 @@ export const whenBeginDelete: PodUpdateFunc = (pod, now) => {
   if (labels[PREPARING_TO_DELETE_LABEL] !== undefined) return false;
   labels[PREPARING_TO_DELETE_LABEL] = now.toString();
   return true;
+};
+
+/**
+ * The `pod-delete` lifecycle of type `delete`: what GraceDelete and the pod-deletion controller run before a
+ * pod marked `collaset.kusionstack.io/to-delete` is deleted.
+ */
+export const podDeleteAdapter: LifecycleAdapter = {
+  id: POD_DELETE_LIFECYCLE_ID,
+  type: OPERATION_TYPE_DELETE,
+  allowMultiType: true,
+  whenBegin: whenBeginDelete,
 };
 
 /**

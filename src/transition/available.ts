@@ -1,5 +1,5 @@
 // availablePolicy: at most maxUnavailable selected pods out of service, at least minAvailable in
-// service (kuperator-reference 4.7). The arithmetic is upstream's; the choice of which subjects pass
+// service (Kuperator's behaviour, docs/podtransitionrule.md). The arithmetic is upstream's; the choice of which subjects pass
 // goes by pod name (upstream: map order).
 
 import type { Pod } from '../api/kube.ts';

@@ -7,7 +7,7 @@ import type { FailurePolicy, PodTransitionRule, TransitionRuleWebhook, WebhookPo
 
 export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
 export const DEFAULT_POLL_TIMEOUT_SECONDS = 60;
-/** DESIGN.md: errors and time-outs reject and retry unless the rule says Ignore (upstream defaults Ignore and never reads it). */
+/** errors and time-outs reject and retry unless the rule says Ignore (upstream defaults Ignore and never reads it). */
 export const DEFAULT_FAILURE_POLICY: FailurePolicy = 'Fail';
 
 export const failurePolicyOf = (webhook: TransitionRuleWebhook): FailurePolicy => webhook.failurePolicy ?? DEFAULT_FAILURE_POLICY;

@@ -1,5 +1,5 @@
 // One evaluation of a PodTransitionRule: select the pods, run each stage, and merge the stages into the
-// new status (kuperator-reference 4.5 steps 6-7). Pure: time, CollaSet lookups, poll results and the
+// new status (Kuperator's behaviour, docs/podtransitionrule.md). Pure: time, CollaSet lookups, poll results and the
 // states of first requests (in flight or answered) are inputs; first requests to start, answers to keep
 // and poll tasks to start or forget are outputs. webhook/driver.ts runs the I/O around it.
 
@@ -9,7 +9,7 @@ import type { Pod } from '../api/kube.ts';
 import type { PodTransitionDetail, PodTransitionRule, PodTransitionRuleStatus, RuleState } from '../api/podtransitionrule.ts';
 import { TRANSITION_STAGES, type TransitionStage } from '../api/protocol.ts';
 import { compileLabelSelector, LabelSelectorError } from '../api/selector.ts';
-import { transitionStages } from '../lifecycle/controller.ts';
+import { transitionStages } from '../lifecycle/reconcile.ts';
 import { rfc3339FromNanos, type Nanos } from '../lifecycle/time.ts';
 import type { CollaSetLookup } from './available.ts';
 import { processStage, type RuleError } from './processor.ts';

@@ -1,4 +1,4 @@
-// labelCheck: a pod passes when its labels match `requires` (kuperator-reference 4.7).
+// labelCheck: a pod passes when its labels match `requires` (Kuperator's behaviour, docs/podtransitionrule.md).
 
 import type { Pod } from '../api/kube.ts';
 import type { LabelCheckRule } from '../api/podtransitionrule.ts';

@@ -1,4 +1,4 @@
-// Webhook parameters from literal values and fieldRef paths (kuperator-reference 4.8).
+// Webhook parameters from literal values and fieldRef paths (Kuperator's behaviour, docs/podtransitionrule.md).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

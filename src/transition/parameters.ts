@@ -1,5 +1,5 @@
 // Webhook-rule parameters: a literal value, or a field of the pod by fieldRef path
-// (kuperator-reference 4.8). Upstream panics on a path through a missing or non-object field; here
+// (Kuperator's behaviour, docs/podtransitionrule.md). Upstream panics on a path through a missing or non-object field; here
 // every bad path is a ParameterError naming the parameter and the path.
 
 import type { Pod } from '../api/kube.ts';

@@ -1,4 +1,4 @@
-// One stage of one PodTransitionRule (kuperator-reference 4.6): the rules of the stage run in order
+// One stage of one PodTransitionRule (Kuperator's behaviour, docs/podtransitionrule.md): the rules of the stage run in order
 // over the pods in the stage; a pod skipped by a rule (skip annotation or filter) re-enters the later
 // rules, a rejected one does not; the last rejection of a pod is the one kept.
 

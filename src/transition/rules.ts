@@ -1,4 +1,4 @@
-// Which rules of a PodTransitionRule run in a stage, and in what order (kuperator-reference 4.3).
+// Which rules of a PodTransitionRule run in a stage, and in what order (Kuperator's behaviour, docs/podtransitionrule.md).
 
 import type { Pod } from '../api/kube.ts';
 import type { TransitionRule } from '../api/podtransitionrule.ts';

@@ -1,5 +1,5 @@
 // Validation of a PodTransitionRule (the validating admission webhook), with upstream's messages
-// where upstream has a check (kuperator-reference 4.2) and field errors in apimachinery's format for
+// where upstream has a check (Kuperator's behaviour, docs/podtransitionrule.md) and field errors in apimachinery's format for
 // podops' extra checks. Pure: the reachability probe of webhook hosts is in webhook/probe.ts.
 
 import type { PodTransitionRule, TransitionRule, TransitionRuleWebhook, WebhookPollConfig } from '../api/podtransitionrule.ts';

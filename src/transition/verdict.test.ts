@@ -1,11 +1,11 @@
 // The lifecycle controller's view: a stage passes when every PodTransitionRule of the namespace that
-// lists the pod reports the stage as passed (kuperator-reference 4.9), with upstream's messages.
+// lists the pod reports the stage as passed (Kuperator's behaviour, docs/podtransitionrule.md), with upstream's messages.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PodTransitionRule, PodTransitionRuleStatus } from '../api/podtransitionrule.ts';
 import type { LabelSelector } from '../api/selector.ts';
-import { reconcilePod } from '../lifecycle/controller.ts';
+import { reconcilePod } from '../lifecycle/reconcile.ts';
 import { evaluate } from './evaluate.ts';
 import { NAMESPACE, ptr, stagePod } from './fixtures.test-support.ts';
 import { detailAnnotationValue, transitionVerdict } from './verdict.ts';

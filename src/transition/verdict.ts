@@ -1,10 +1,10 @@
-// How PodTransitionRule results reach the lifecycle controller (kuperator-reference 4.9): a pod passes a
+// How PodTransitionRule results reach the lifecycle controller (Kuperator's behaviour, docs/podtransitionrule.md): a pod passes a
 // stage when every rule of its namespace that lists it in status.targets reports that stage as passed.
 
 import type { Pod } from '../api/kube.ts';
 import type { PodTransitionDetail, PodTransitionRule } from '../api/podtransitionrule.ts';
 import type { TransitionStage } from '../api/protocol.ts';
-import type { TransitionVerdict } from '../lifecycle/controller.ts';
+import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
 
 export const NO_RULES_MESSAGE = 'No podTransitionRules found';

@@ -1,6 +1,6 @@
 // The webhook rule's decisions, pure: the first request's state (in flight or answered) and poll results
 // are given, and the expected reject reasons, task states, poll commands and retries are upstream's
-// (kuperator-reference 4.8); the waiting and the 5 s a rejection stands are podops' (first requests run
+// (Kuperator's behaviour, docs/podtransitionrule.md); the waiting and the 5 s a rejection stands are podops' (first requests run
 // in the background).
 
 import assert from 'node:assert/strict';

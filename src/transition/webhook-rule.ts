@@ -1,4 +1,4 @@
-// The webhook rule, pure (kuperator-reference 4.8): it reads the rule's task states from the previous
+// The webhook rule, pure (Kuperator's behaviour, docs/podtransitionrule.md): it reads the rule's task states from the previous
 // status, the poll manager's results and the state of the rule's first request (all passed in), decides
 // every subject, and says which first request to start and which poll tasks to start or forget. The
 // first request runs in the background (webhook/call-manager.ts): its pods wait until a later evaluation

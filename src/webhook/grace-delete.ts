@@ -14,9 +14,8 @@ import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
-import { allowOps } from '../sdk/operation.ts';
-import { podDeleteAdapter } from '../controllers/pod-deletion-controller.ts';
-import { patchPodMetadata } from '../controllers/metadata-patch.ts';
+import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
+import { writePod } from '../sdk/write-pod.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
 
 /** Repeated deletes re-label a pod at most this often (upstream PR #197). */
@@ -75,7 +74,7 @@ async function markForDeletion(client: KubeClient, reviewed: Pod, at: Nanos): Pr
     labels[TO_DELETE_LABEL] ??= at.toString();
     const marked: Pod = { ...live, metadata: { ...live.metadata, labels, annotations: { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString() } } };
     try {
-      await patchPodMetadata(client, live, marked);
+      await writePod(client, live, marked);
       return;
     } catch (err) {
       if (!isConflict(err) || attempt >= 4) throw err;

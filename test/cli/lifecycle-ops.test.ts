@@ -9,7 +9,8 @@ import { nowNanos } from '../../src/kube/clock.ts';
 import { PODS } from '../../src/kube/resources.ts';
 import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
 import { runCli } from '../support/cli.ts';
-import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, until, type Cluster } from '../e2e/harness.ts';
+import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from '../e2e/harness.ts';
+import { until } from '../support/wait.ts';
 
 const NS = 'cli';
 const label = (pod: Pod, word: Parameters<typeof idLabelKey>[0], id = 'upgrade'): string | undefined => pod.metadata.labels?.[idLabelKey(word, id)];

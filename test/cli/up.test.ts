@@ -12,8 +12,9 @@ import { after, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { PODS } from '../../src/kube/resources.ts';
-import { isServiceAvailable, until } from '../e2e/harness.ts';
-import { freePort } from '../e2e/operator-process.ts';
+import { isServiceAvailable } from '../e2e/harness.ts';
+import { until } from '../support/wait.ts';
+import { freePort } from '../support/wait.ts';
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 

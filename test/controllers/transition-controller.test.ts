@@ -17,16 +17,7 @@ import { CallManager } from '../../src/transition/webhook/call-manager.ts';
 import { PollManager } from '../../src/transition/webhook/poll-manager.ts';
 import { closedPort, json, startRuleServer, type Handler, type RuleServer } from '../../src/transition/webhook/rule-server.test-support.ts';
 import { L, pod } from '../support/pods.ts';
-
-async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from '../support/wait.ts';
 
 type EventObject = KubeObject & { type: string; reason: string; message: string; involvedObject: { kind?: string; name?: string; namespace?: string; uid?: string } };
 

@@ -15,7 +15,8 @@ import { allowed, denied } from '../../src/webhook/admission.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
 import { evaluatePolicy } from '../support/admission-policy.ts';
 import { localCertificates } from '../support/tls.ts';
-import { isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 
 const PODOPS = 'system:serviceaccount:podops-system:podops';
 const [policy] = admissionPolicy('podops-system', 'podops', {}) as unknown as [Parameters<typeof evaluatePolicy>[0]];

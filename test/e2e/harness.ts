@@ -32,21 +32,6 @@ export async function startCluster(options: Partial<LocalStackOptions> = {}): Pr
   };
 }
 
-export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    try {
-      last = await read();
-      if (ok(last)) return last;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 600)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A namespace with a controlled Service `web` selecting `app: web`. */
 export async function serviceNamespace(cluster: Cluster, namespace: string): Promise<void> {
   await cluster.client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });

@@ -10,7 +10,8 @@ import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 
 describe('a full lifecycle on the sandbox', () => {
   let cluster: Cluster;

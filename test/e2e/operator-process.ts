@@ -1,17 +1,9 @@
 // The operator as a separate process (`podops operator`), so tests can SIGKILL it and run two replicas.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../support/wait.ts';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 

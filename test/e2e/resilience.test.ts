@@ -14,11 +14,12 @@ import { WEBHOOK_NAMES } from '../../src/operator/webhook-configuration.ts';
 import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, begin, finish, isDuringOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
-import { patchPodMetadata } from '../../src/controllers/metadata-patch.ts';
+import { writePod } from '../../src/sdk/write-pod.ts';
 import { checkStoredState } from '../support/invariants.ts';
 import { open, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
-import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 import { startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
 
 const adapter: LifecycleAdapter = { id: 'chaos', type: 'update', allowMultiType: false };
@@ -59,10 +60,10 @@ describe('operator killed with SIGKILL during 50 concurrent lifecycles', () => {
           const now = nowNanos();
           try {
             if (!begun.has(name)) {
-              await patchPodMetadata(client, pod, begin(adapter, pod, now).pod);
+              await writePod(client, pod, begin(adapter, pod, now).pod);
               begun.add(name);
             } else if (!finished.has(name) && isDuringOps(adapter, pod) && allowOps(adapter, 0, pod, now).allowed) {
-              await patchPodMetadata(client, pod, finish(adapter, pod, now).pod);
+              await writePod(client, pod, finish(adapter, pod, now).pod);
               finished.add(name);
             }
           } catch {

@@ -12,7 +12,8 @@ import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.
 import { PODS, SECRETS } from '../../src/kube/resources.ts';
 import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
-import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
 
 describe('the webhook port under attack', () => {

@@ -9,7 +9,8 @@ import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
 import { runCli } from '../support/cli.ts';
-import { isServiceAvailable, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 
 /** Taken out of service by podops: a lifecycle past PreCheck. */
 const takenOut = (pod: Pod): boolean => [...parseLifecycles(pod.metadata.labels).byId.values()].some((l) => lifecyclePhase(l) !== 'PreCheck');

@@ -18,7 +18,8 @@ import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { removeExpectedFinalizers, setExpectedFinalizers } from '../../src/sdk/cooperation.ts';
 import { updateWithRetry } from '../../src/sdk/writer.ts';
 import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
-import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, until, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { until } from '../support/wait.ts';
 
 const adapter: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
 // Not a Service, so the lifecycle controller never drops it as a dirty entry.
@@ -61,7 +62,7 @@ describe('undo, GraceDelete and rollouts on the sandbox', () => {
     if (phase === 'Completing') await updateWithRetry(podWriterFor(client), await getPod(cluster, 'e2e', name), (p) => removeExpectedFinalizers(p, Object.keys(HOLD_ENTRY)));
   }
 
-  // The protocol allows undo in every phase, Completing included (kuperator-reference 2.3): the ID still has
+  // The protocol allows undo in every phase, Completing included (Kuperator's behaviour, docs/protocol.md): the ID still has
   // `operated` there, so the webhook strips its labels.
   for (const phase of LIFECYCLE_PHASES) {
     test(`undo in ${phase} removes every label of the lifecycle in that write, and the pod returns to service`, async () => {

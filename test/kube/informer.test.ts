@@ -8,15 +8,7 @@ import { KubeClient, type KubeObject, type ListOptions, type ObjectList } from '
 import { Informer } from '../../src/kube/informer.ts';
 import { PODS, type ResourceType } from '../../src/kube/resources.ts';
 import { FakeClock } from '../support/fake-clock.ts';
-import { createServer } from 'node:net';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort, waitFor } from '../support/wait.ts';
 
 const pod = (name: string, labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -31,14 +23,6 @@ class CountingClient extends KubeClient {
   override list<T>(type: ResourceType, options?: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>> {
     this.lists++;
     return super.list<T>(type, options, signal);
-  }
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -81,7 +65,7 @@ describe('Informer', () => {
     await client.create(PODS, pod('b', { app: 'web' }));
     await client.patch(PODS, 'default', 'b', 'merge', { metadata: { labels: { app: 'api' } } });
     await client.delete(PODS, 'default', 'pre-existing', { gracePeriodSeconds: 0 });
-    await until(() => seen.length === 5, 'the events');
+    await waitFor(() => seen.length === 5, 'the events');
     // A real server sends MODIFIED (deletionTimestamp set) before DELETED, even for an immediate delete.
     assert.deepEqual(seen, ['add pre-existing', 'add b', 'update b', 'update pre-existing', 'delete pre-existing']);
     assert.deepEqual(informer.byIndex('app', 'api').map((o) => o.metadata.name), ['b']);
@@ -97,7 +81,7 @@ describe('Informer', () => {
     const first = start(informer);
     await client.create(PODS, pod('stays'));
     await client.create(PODS, pod('goes'));
-    await until(() => informer.size === 2, 'both pods cached');
+    await waitFor(() => informer.size === 2, 'both pods cached');
     await first.stop();
 
     // While the informer is stopped: more writes than the watch cache keeps, and a delete.
@@ -105,7 +89,7 @@ describe('Informer', () => {
     for (let i = 0; i < 30; i++) await client.patch(PODS, 'default', 'stays', 'merge', { metadata: { annotations: { n: String(i) } } });
     const listsBefore = client.lists;
     const second = start(informer);
-    await until(() => deleted.includes('goes'), 'the delete noticed by relisting');
+    await waitFor(() => deleted.includes('goes'), 'the delete noticed by relisting');
     assert.ok(client.lists > listsBefore, 'relisted');
     assert.equal((informer.get('default', 'stays')?.metadata.annotations as Record<string, string>).n, '29');
     await second.stop();
@@ -119,7 +103,7 @@ describe('Informer', () => {
     const lists = client.lists;
     await new Promise((resolve) => setTimeout(resolve, 2200));
     await client.create(PODS, pod('after-timeout'));
-    await until(() => informer.get('default', 'after-timeout') !== undefined, 'the event after the watch was resumed');
+    await waitFor(() => informer.get('default', 'after-timeout') !== undefined, 'the event after the watch was resumed');
     assert.equal(client.lists, lists, 'resumed from the last resourceVersion');
     await run.stop();
 
@@ -127,7 +111,7 @@ describe('Informer', () => {
     const watching = start(watchdog);
     await watchdog.waitForSync();
     const before = client.lists;
-    await until(() => client.lists >= before + 2, 'relists after silent watches');
+    await waitFor(() => client.lists >= before + 2, 'relists after silent watches');
     await watching.stop();
     await client.delete(PODS, 'default', 'after-timeout', { gracePeriodSeconds: 0 });
   });
@@ -138,7 +122,7 @@ describe('Informer', () => {
     const late = KubeClient.fromKubeconfigText(sandbox.kubeconfig.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
     const informer = new Informer<KubeObject>({ client: late, type: PODS, namespace: 'default', clock });
     const run = start(informer);
-    await until(() => clock.pendingTimers() > 0, 'the first failure and its backoff');
+    await waitFor(() => clock.pendingTimers() > 0, 'the first failure and its backoff');
     assert.equal(informer.hasSynced(), false);
     const server = await startSandbox({ port });
     try {

@@ -8,19 +8,11 @@ import { isConflict, KubeClient } from '../../src/kube/client.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader-election.ts';
 import { LEASES, resourcePath } from '../../src/kube/resources.ts';
 import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
+import { waitFor } from '../support/wait.ts';
 
 const timings = { leaseDurationMs: 900, renewDeadlineMs: 600, retryPeriodMs: 100 };
 /** For a hung API server: the leader steps down by retry period + renew deadline, well before the lease expires. */
 const hangTimings = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
-
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<number> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return Date.now() - start;
-}
 
 interface Candidate {
   elector: LeaderElector;
@@ -90,7 +82,7 @@ describe('LeaderElector', () => {
     const abort = new AbortController();
     let leading = false;
     const running = elector.run(abort.signal, { onStartedLeading: () => (leading = true), onStoppedLeading: () => (leading = false) });
-    await until(() => leading, 'solo to lead');
+    await waitFor(() => leading, 'solo to lead');
     const lease = await client.get<{ spec: { holderIdentity: string; leaseDurationSeconds: number; renewTime: string } }>(LEASES, 'default', 'defaults');
     assert.deepEqual([lease.spec.holderIdentity, lease.spec.leaseDurationSeconds], ['solo', 15]);
     // Renewals are a retry period (2 s) apart, by the lease's own clock.
@@ -109,14 +101,14 @@ describe('LeaderElector', () => {
 
   test('exactly one of two candidates leads; releasing on shutdown hands over at once', async () => {
     const a = campaign('release', 'a');
-    await until(() => a.leading, 'a to lead');
+    await waitFor(() => a.leading, 'a to lead');
     const b = campaign('release', 'b');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(b.leading, false);
     const lease = await client.get<{ spec: { holderIdentity: string; leaseDurationSeconds: number } }>(LEASES, 'default', 'release');
     assert.equal(lease.spec.holderIdentity, 'a');
     await a.stop();
-    const takeover = await until(() => b.leading, 'b to take over');
+    const takeover = await waitFor(() => b.leading, 'b to take over');
     assert.ok(takeover < timings.leaseDurationMs, `took over in ${takeover} ms, before the lease would have expired`);
     const released = await client.get<{ spec: { holderIdentity: string; leaseTransitions: number } }>(LEASES, 'default', 'release');
     assert.equal(released.spec.holderIdentity, 'b');
@@ -126,18 +118,18 @@ describe('LeaderElector', () => {
 
   test('a leader that dies without releasing is replaced only once its lease expires', async () => {
     const a = campaign('crash', 'a', { releaseOnCancel: false });
-    await until(() => a.leading, 'a to lead');
+    await waitFor(() => a.leading, 'a to lead');
     const b = campaign('crash', 'b');
     await a.stop();
     const started = Date.now();
-    await until(() => b.leading, 'b to take over');
+    await waitFor(() => b.leading, 'b to take over');
     assert.ok(Date.now() - started >= timings.leaseDurationMs - 150, 'waited for the lease to expire');
     await b.stop();
   });
 
   test('a leader that can no longer renew steps down', async () => {
     const a = campaign('stolen', 'a');
-    await until(() => a.leading, 'a to lead');
+    await waitFor(() => a.leading, 'a to lead');
     // Another holder takes the lease with a long duration, as a partitioned peer would after expiry. The
     // leader may renew between our read and our write: then read again and write again.
     for (;;) {
@@ -149,7 +141,7 @@ describe('LeaderElector', () => {
         if (!isConflict(err)) throw err;
       }
     }
-    await until(() => a.stopped === 1, 'a to step down');
+    await waitFor(() => a.stopped === 1, 'a to step down');
     assert.equal(a.elector.isLeader(), false);
     await a.stop();
   });
@@ -157,11 +149,11 @@ describe('LeaderElector', () => {
   test('a leader whose API server hangs steps down by its renew deadline, before a standby takes over', async (t) => {
     const { proxy, client: hung } = await hangable(t);
     const a = campaign('hung', 'a', { client: hung, ...hangTimings });
-    await until(() => a.leading, 'a to lead');
+    await waitFor(() => a.leading, 'a to lead');
     holdLease(proxy, 'hung');
     const hungAt = performance.now();
     const b = campaign('hung', 'b', hangTimings);
-    await until(() => b.leading, 'b to take over');
+    await waitFor(() => b.leading, 'b to take over');
     const steppedDown = Math.round(a.endedAt - hungAt);
     const tookOver = Math.round(b.startedAt - hungAt);
     t.diagnostic(`a stepped down ${steppedDown} ms after its API server hung, b took over after ${tookOver} ms`);
@@ -177,9 +169,9 @@ describe('LeaderElector', () => {
   test('stopping a leader whose API server hangs is not held up by the release', async (t) => {
     const { proxy, client: hung } = await hangable(t);
     const a = campaign('hung-stop', 'a', { client: hung, ...hangTimings });
-    await until(() => a.leading, 'a to lead');
+    await waitFor(() => a.leading, 'a to lead');
     holdLease(proxy, 'hung-stop');
-    await until(() => proxy.open > 0, 'a renewal to hang');
+    await waitFor(() => proxy.open > 0, 'a renewal to hang');
     const stopping = performance.now();
     await a.stop();
     const took = performance.now() - stopping;
@@ -202,13 +194,13 @@ describe('LeaderElector', () => {
     for (const [verb, call] of calls) {
       const abort = new AbortController();
       const pending = call(abort.signal);
-      await until(() => proxy.open === 1, `the ${verb} to hang`);
+      await waitFor(() => proxy.open === 1, `the ${verb} to hang`);
       const abortedAt = performance.now();
       abort.abort();
       await assert.rejects(pending, { name: 'AbortError' }, verb);
       const took = performance.now() - abortedAt;
       assert.ok(took < 100, `${verb} rejected ${Math.round(took)} ms after the abort`);
-      await until(() => proxy.open === 0, `the ${verb}'s connection to close`);
+      await waitFor(() => proxy.open === 0, `the ${verb}'s connection to close`);
     }
   });
 

@@ -3,8 +3,9 @@
 
 import type { Pod, Service } from '../../src/api/kube.ts';
 import { SERVICE_READY_GATE, type TransitionStage } from '../../src/api/protocol.ts';
-import { applyReconcilePlan, reconcilePod } from '../../src/lifecycle/controller.ts';
+import { applyReconcilePlan, reconcilePod } from '../../src/lifecycle/reconcile.ts';
 import { findCondition } from '../../src/lifecycle/pod.ts';
+import { podWrite } from '../../src/lifecycle/pod-write.ts';
 import {
   addFinalizer,
   expectedFinalizerKey,
@@ -106,9 +107,10 @@ export class World {
         this.coops.includes(name) ? { metadata: { namespace, name }, spec: { selector: {} } } : undefined,
     });
     if (!plan) return false;
-    const next = applyReconcilePlan(pod, plan, now);
-    if (plan.serviceReady) await this.server.updateStatus(next);
-    else await this.server.update(next);
+    // Exactly the request the controller sends.
+    const write = podWrite(pod, applyReconcilePlan(pod, plan, now));
+    if (!write) throw new Error(`the plan ${JSON.stringify(plan)} changes nothing`);
+    await this.server.patch(NAMESPACE, POD_NAME, write);
     return true;
   }
 

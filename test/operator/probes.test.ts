@@ -2,7 +2,7 @@
 // Deployment's rollout waits for a replica that can actually answer admission requests.
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { freePort } from '../support/wait.ts';
 import { after, before, describe, test } from 'node:test';
 import { podTransitionRuleCRD } from '../../src/api/podtransitionrule.ts';
 import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
@@ -10,16 +10,6 @@ import { silentLogger } from '../../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES } from '../../src/kube/resources.ts';
 import { startOperator, type RunningOperator } from '../../src/operator/operator.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const probe = async (url: string): Promise<{ status: number; body: string }> => {
   const res = await fetch(url);

@@ -4,7 +4,8 @@
 // takes the incoming labels). Every stored state is recorded for invariant checks.
 
 import type { Pod } from '../../src/api/kube.ts';
-import { mutatePod, type AdmissionOperation } from '../../src/lifecycle/mutate.ts';
+import { mutatePod, type PodWriteOperation } from '../../src/lifecycle/mutate.ts';
+import type { PodWrite } from '../../src/lifecycle/pod-write.ts';
 import { validatePod } from '../../src/lifecycle/validate.ts';
 import type { Nanos } from '../../src/lifecycle/time.ts';
 import type { PodWriter } from '../../src/sdk/writer.ts';
@@ -22,6 +23,15 @@ export interface StoredState {
   via: 'create' | 'update' | 'status';
   before: Pod | undefined;
   after: Pod;
+}
+
+function mergeMap(map: Record<string, string> | undefined, patch: Record<string, string | null>): Record<string, string> {
+  const merged = { ...map };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
 }
 
 const keyOf = (pod: Pod): string => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
@@ -79,6 +89,29 @@ export class FakePodServer implements PodWriter {
     return this.#admit('status', incoming, stored);
   }
 
+  /**
+   * A PATCH as the real server applies the requests podops sends (podWrite): a merge patch of the metadata
+   * (null removes a key, a list replaces the list), guarded by its resourceVersion; through pods/status, a
+   * strategic merge patch whose conditions merge by type.
+   */
+  async patch(namespace: string, name: string, write: PodWrite): Promise<Pod> {
+    const stored = this.#current({ metadata: { namespace, name, resourceVersion: write.body.metadata.resourceVersion ?? this.peek(namespace, name).metadata.resourceVersion } });
+    const patched = clone(stored);
+    const { labels, annotations, finalizers } = write.body.metadata;
+    if (labels) patched.metadata.labels = mergeMap(patched.metadata.labels, labels);
+    if (annotations) patched.metadata.annotations = mergeMap(patched.metadata.annotations, annotations);
+    if (finalizers) patched.metadata.finalizers = [...finalizers];
+    if (write.subresource !== 'status') return this.update(patched);
+    if (write.patchType !== 'strategic') throw new Error('podops writes pods/status with strategic merge patches');
+    const conditions = [...(patched.status?.conditions ?? [])];
+    for (const condition of write.body.status?.conditions ?? []) {
+      const at = conditions.findIndex((c) => c.type === condition.type);
+      if (at >= 0) conditions[at] = { ...conditions[at], ...condition };
+      else conditions.push(condition);
+    }
+    return this.updateStatus({ ...patched, status: { ...patched.status, conditions } });
+  }
+
   #current(pod: Pod): Pod {
     const stored = this.#pods.get(keyOf(pod));
     if (!stored) throw new Error(`pods "${pod.metadata.name}" not found`);
@@ -89,7 +122,7 @@ export class FakePodServer implements PodWriter {
   }
 
   #admit(via: StoredState['via'], incoming: Pod, stored: Pod | undefined): Pod {
-    const operation: AdmissionOperation = stored ? 'UPDATE' : 'CREATE';
+    const operation: PodWriteOperation = stored ? 'UPDATE' : 'CREATE';
     const mutation = mutatePod({ operation, pod: incoming, oldPod: stored, now: this.now() });
     const result: Pod = { ...incoming, metadata: { ...incoming.metadata, labels: mutation.labels } };
     if (mutation.readinessGateAdded) {

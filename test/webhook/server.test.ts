@@ -13,7 +13,7 @@ import { podTransitionRuleSchema } from '../../src/api/podtransitionrule.ts';
 import { generateCA, generateClientCertificate, type KeyPair, type ServingBundle } from '../../src/webhook/certificates.ts';
 import { POD_SHAPE, requireShape } from '../../src/webhook/object-shape.ts';
 import { open, targetOf } from '../support/hostile-http.ts';
-import { until } from '../e2e/harness.ts';
+import { until } from '../support/wait.ts';
 
 const NOW = 1717505885197871195n;
 

@@ -11,6 +11,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { UsageError, type CommandIO } from '../command.ts';
 import { sandboxCommand } from './sandbox.ts';
+import { freePort } from '../../../test/support/wait.ts';
 
 function fakeIO(signal: AbortSignal): { io: CommandIO; output: () => string } {
   const stdout = new PassThrough();
@@ -50,15 +51,6 @@ test('podops sandbox rejects bad flags with a UsageError', async () => {
   await assert.rejects(sandboxCommand.run(['--nope'], io), (err: unknown) => err instanceof UsageError && /Unknown option '--nope'/.test(err.message));
   await assert.rejects(sandboxCommand.run(['extra'], io), UsageError);
 });
-
-/** A port nothing listens on: the kernel picks one, and it is released again. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 const kubectlPath = (process.env.PATH ?? '')
   .split(':')

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Status } from '../errors.ts';
-import { statusOf } from '../../../test/support/status-error.ts';
+import { statusOf } from './status-error.test-support.ts';
 import { applyJsonPatch, maxJsonPatchOperations } from './json-patch.ts';
 
 type Json = Record<string, unknown>;

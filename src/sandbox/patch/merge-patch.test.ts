@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { statusOf } from '../../../test/support/status-error.ts';
+import { statusOf } from './status-error.test-support.ts';
 import { isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { applyMergePatch } from './merge-patch.ts';
 

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { statusOf } from '../../../test/support/status-error.ts';
+import { statusOf } from './status-error.test-support.ts';
 import { goJsonSyntaxError } from './go-json.ts';
 import { decodePatchBody, patchTypeOf } from './patch-body.ts';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusOf } from '../../../test/support/status-error.ts';
+import { statusOf } from './status-error.test-support.ts';
 import type { JsonObject } from '../meta/object.ts';
 import { strategicSchemaFor } from './builtin-schemas.ts';
 import { recordUpdateManagedFields } from './managed-fields.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '../../../test/support/wait.ts';
 import { after, describe, test } from 'node:test';
 import type { PodTransitionRule } from '../../api/podtransitionrule.ts';
 import type { WebhookCall } from '../webhook-rule.ts';
@@ -43,11 +44,6 @@ const call = (url: string): WebhookCall => ({
   pods: ['web-0'],
   request: { traceId: 't', ruleName: 'hook', resources: [] },
 });
-const until = async (ok: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(ok(), what);
-};
-
 describe('CallManager concurrency', () => {
   const servers: { close(): Promise<void> }[] = [];
   after(() => Promise.all(servers.map((s) => s.close())));
@@ -65,12 +61,12 @@ describe('CallManager concurrency', () => {
     calls.start(slow, call(hanging.url));
     calls.start(gone, call(dropped.url));
     calls.start(next, call(healthy.url));
-    await until(() => hanging.received === 1, 'the first call is sent');
+    await waitFor(() => hanging.received === 1, 'the first call is sent');
     assert.equal(healthy.received, 0, 'the others wait for the slot');
     assert.deepEqual(calls.states(next).get(0), { traceId: 't', pods: ['web-0'], pending: true });
     calls.forget(gone);
 
-    await until(() => answered.includes('next'), 'the waiting call answered once the hanging one timed out');
+    await waitFor(() => answered.includes('next'), 'the waiting call answered once the hanging one timed out');
     assert.deepEqual(answered, ['slow', 'next']);
     assert.match(String((calls.states(slow).get(0) as { error?: string }).error), /timed out|deadline|300/);
     assert.deepEqual((calls.states(next).get(0) as { response?: { success: boolean } }).response?.success, true);

@@ -9,6 +9,7 @@ import type { PodTransitionRule, TransitionRule, TransitionRuleWebhook, WebhookR
 import { nanosFromMillis } from '../../lifecycle/time.ts';
 import type { Evaluation } from '../evaluate.ts';
 import { ptr, stagePod } from '../fixtures.test-support.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 import { CallManager } from './call-manager.ts';
 import { evaluateWithWebhooks } from './driver.ts';
 import { PollManager } from './poll-manager.ts';
@@ -84,12 +85,6 @@ function controller(webhook: TransitionRuleWebhook | TransitionRule[], options: 
 }
 
 const PODS = ['test-pod-a', 'test-pod-b', 'test-pod-c'].map((name, i) => stagePod(name, { podIP: `1.1.1.${58 + i}` }));
-async function until(ok: () => boolean, timeoutMs = 3000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !ok(); ) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 const passed = (evaluation: Evaluation): string[] => (evaluation.status.details ?? []).filter((d) => d.passed).map((d) => d.name as string);
 const reasonOf = (evaluation: Evaluation, pod: string): string | undefined => evaluation.status.details?.find((d) => d.name === pod)?.rejectInfo?.[0]?.reason;
 
@@ -130,14 +125,14 @@ describe('webhook rule end to end: first request', () => {
     assert.equal(server.requests.length, 1);
     const due = c.evaluate(PODS.slice(0, 1), 5000);
     assert.equal(reasonOf(due, 'test-pod-a'), 'Waiting for webhook default/ptr/w response, traceId trace-2');
-    await until(() => server.requests.length === 2);
+    await waitFor(() => server.requests.length === 2);
   });
 
   test('an answer whose status write was lost is used again, not asked again', async () => {
     const server = await serve((_req, res) => json(res, { success: true }));
     const c = controller({ clientConfig: { url: server.url } });
     c.evaluate(PODS);
-    await until(() => c.calls.inFlight === 0);
+    await waitFor(() => c.calls.inFlight === 0);
     assert.deepEqual(passed(c.evaluateLosingTheWrite(PODS)), PODS.map((p) => p.metadata.name));
     assert.deepEqual(passed(c.evaluate(PODS)), PODS.map((p) => p.metadata.name));
     assert.equal(server.requests.length, 1);
@@ -342,7 +337,7 @@ describe('webhook rule end to end: broken rule servers', () => {
     const again = c.evaluate(PODS);
     assert.equal(reasonOf(again, 'test-pod-b'), 'Waiting for webhook default/ptr/w response, traceId trace-1');
     assert.equal(reasonOf(again, 'test-pod-c'), 'Waiting for webhook default/ptr/w to answer traceId trace-1 before asking');
-    await until(() => stuck.requests.length === 1);
+    await waitFor(() => stuck.requests.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(stuck.requests.length, 1);
     assert.equal(c.calls.inFlight, 1);
@@ -356,7 +351,7 @@ describe('webhook rule end to end: broken rule servers', () => {
     });
     const c = controller({ clientConfig: { url: server.url } });
     c.evaluate(PODS.slice(0, 2));
-    await until(() => release !== undefined);
+    await waitFor(() => release !== undefined);
     c.evaluate(PODS);
     release?.();
     const evaluation = await c.reconcile(PODS);

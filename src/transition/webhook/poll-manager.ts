@@ -1,4 +1,4 @@
-// The poll manager of webhook rules (kuperator-reference 4.8 "Polling"): one in-memory task per
+// The poll manager of webhook rules (Kuperator's behaviour, docs/podtransitionrule.md): one in-memory task per
 // (rule, taskId), polled every interval until it is approved, stopped or timed out, with at most
 // `concurrency` polls in flight. Every poll has its own deadline, so a hanging server holds a slot for
 // at most that long and other rules' polls go on. After each poll the owner is notified, so the

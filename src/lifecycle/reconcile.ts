@@ -1,4 +1,4 @@
-// The lifecycle controller's decision for one pod (kuperator-reference 1.9), as a plan the driver
+// The lifecycle controller's decision for one pod (Kuperator's behaviour, docs/protocol.md), as a plan the driver
 // writes in one request. Level-triggered: the driver calls it again after every change of the pod.
 
 import type { Pod, Service } from '../api/kube.ts';

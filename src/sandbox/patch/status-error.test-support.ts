@@ -1,7 +1,7 @@
 // The Status a sandbox call is expected to fail with.
 
 import assert from 'node:assert/strict';
-import { StatusError, type Status } from '../../src/sandbox/errors.ts';
+import { StatusError, type Status } from '../errors.ts';
 
 export function statusOf(fn: () => unknown): Status {
   try {

@@ -12,7 +12,7 @@ import {
   type TransitionStage,
 } from '../api/protocol.ts';
 import { L, NOW, PERM, STAMP, pod, service, type PodOptions } from '../../test/support/pods.ts';
-import { applyReconcilePlan, reconcilePod, transitionStages, type TransitionVerdict } from './controller.ts';
+import { applyReconcilePlan, reconcilePod, transitionStages, type TransitionVerdict } from './reconcile.ts';
 
 const pass = (): TransitionVerdict => ({ passed: true });
 const block = (): TransitionVerdict => ({ passed: false, message: 'blocked' });

@@ -17,7 +17,7 @@ import { Informer } from '../../src/kube/informer.ts';
 import { silentLogger, type Logger } from '../../src/kube/log.ts';
 import { PODS, SERVICES } from '../../src/kube/resources.ts';
 import { isDeleting } from '../../src/lifecycle/pod.ts';
-import { patchPodMetadata } from '../../src/controllers/metadata-patch.ts';
+import { writePod } from '../../src/sdk/write-pod.ts';
 import {
   addFinalizer,
   expectedFinalizerKey,
@@ -94,7 +94,7 @@ export class LoadBalancerReconciler implements Reconciler {
   async #write(pod: Pod, change: PodChange): Promise<void> {
     if (!change.changed) return;
     try {
-      await patchPodMetadata(this.#client, pod, change.pod);
+      await writePod(this.#client, pod, change.pod);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
