@@ -32,6 +32,8 @@ export interface LocalStackOptions {
   nodes?: number;
   /** Keep the sandbox's write log (for tests that check invariants over everything that happened). */
   recordWrites?: boolean;
+  /** An AdmissionConfiguration file for the sandbox (client certificates it presents to webhooks). */
+  admissionControlConfigFile?: string;
   /** Run the operator in this process (default), or leave it to the caller (e.g. as a separate process). */
   operator?: 'in-process' | 'external';
   /** Where the example load balancer reports traffic changes. */
@@ -77,6 +79,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
   const sandbox = await startSandbox({
     port: options.port,
     ...(options.recordWrites && { recordWrites: true }),
+    ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
     simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000 } },
   });
   await mkdir(dirname(options.kubeconfigPath), { recursive: true });

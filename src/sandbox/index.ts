@@ -30,6 +30,7 @@ import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
 import type { FeatureGates } from './feature-gates.ts';
 import { simulationControllers, type SimulationOptions } from './simulation.ts';
+import { loadClientCertificates, loadClientCertificatesFile, type ClientCertificates } from './webhooks/client-credentials.ts';
 import { webhookAdmission } from './webhooks/plugins.ts';
 import type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
@@ -73,6 +74,13 @@ export interface SandboxOptions {
    * (or `namespace/name:port`) → `https://host:port`. Read on every call (docs/sandbox-webhooks.md).
    */
   webhookServices?: WebhookServiceAddresses;
+  /**
+   * kube-apiserver's --admission-control-config-file: an AdmissionConfiguration whose webhook plugins
+   * name kubeconfigs with the client certificates presented to webhooks (docs/sandbox-webhooks.md).
+   */
+  admissionControlConfigFile?: string;
+  /** The same AdmissionConfiguration as parsed content; relative `path`s are resolved from the working directory. */
+  admissionControlConfig?: Record<string, unknown>;
 }
 
 export interface Sandbox {
@@ -102,6 +110,16 @@ export interface Sandbox {
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/** The webhook client certificates of the admission configuration, if one is given. */
+function webhookClientCertificates(options: SandboxOptions): Promise<ClientCertificates> {
+  if (options.admissionControlConfigFile !== undefined && options.admissionControlConfig !== undefined) {
+    throw new Error('admissionControlConfigFile and admissionControlConfig are exclusive');
+  }
+  if (options.admissionControlConfigFile !== undefined) return loadClientCertificatesFile(options.admissionControlConfigFile);
+  if (options.admissionControlConfig !== undefined) return loadClientCertificates(options.admissionControlConfig, process.cwd());
+  return Promise.resolve(() => undefined);
+}
+
 /** The groups the authenticator gives a user; a service account also belongs to its namespace's group. */
 function authenticatedGroups(username: string): string[] {
   if (username.startsWith('system:node:')) return ['system:nodes', 'system:authenticated'];
@@ -120,7 +138,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const def of registry.all()) store.ensureResource(def.storageKey);
   const admission = new AdmissionChain();
   admission.add(namespaceLifecycle(store));
-  const webhooks = webhookAdmission({ store, registry, clock, serviceAddresses: () => options.webhookServices ?? {} });
+  const webhooks = webhookAdmission({
+    store,
+    registry,
+    clock,
+    serviceAddresses: () => options.webhookServices ?? {},
+    clientCertificates: await webhookClientCertificates(options),
+  });
   admission.add(webhooks.mutating);
   admission.add(webhooks.validating);
   for (const plugin of options.admission ?? []) admission.add(plugin);

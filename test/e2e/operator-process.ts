@@ -37,7 +37,7 @@ const FAST_LEASE: LeaseTimings = { leaseDuration: '1500ms', renewDeadline: '1s',
 
 export async function startOperatorProcess(
   kubeconfigPath: string,
-  options: { webhookPort?: number; leaderElect?: boolean | LeaseTimings } = {},
+  options: { webhookPort?: number; leaderElect?: boolean | LeaseTimings; extraArgs?: string[] } = {},
 ): Promise<OperatorProcess> {
   const webhookPort = options.webhookPort ?? (await freePort());
   const metricsPort = await freePort();
@@ -54,6 +54,7 @@ export async function startOperatorProcess(
     '--feature-gates', 'GraceDeleteWebhook=true',
     '--log-level', 'error',
     ...leaderElectArgs(options.leaderElect),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -3,14 +3,20 @@
 // working.
 
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { stringify } from 'yaml';
 import type { Pod } from '../../src/api/kube.ts';
 import { GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
 import { MAX_TRANSITION_RULES } from '../../src/api/podtransitionrule.ts';
 import { CERT_SECRET, OPERATOR_NAMESPACE, registerWebhooks } from '../../src/cli/local-stack.ts';
 import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
 import { PODS, SECRETS } from '../../src/kube/resources.ts';
+import { generateCA, generateClientCertificate } from '../../src/webhook/certificates.ts';
 import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
+import { freePort } from '../support/wait.ts';
 import { post } from '../support/tls.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
@@ -131,5 +137,55 @@ describe('the webhook port under attack', () => {
     await cluster.client.patch(PODTRANSITIONRULES, 'attack', `max-${MAX_TRANSITION_RULES}`, 'merge', { spec: { rules: next } });
     await assert.rejects(cluster.client.create(PODTRANSITIONRULES, ptr(MAX_TRANSITION_RULES + 1)), /must have at most 64 items/);
     assert.ok(alive());
+  });
+});
+
+describe('webhook callers authenticated by the API server\'s client certificate', () => {
+  let cluster: Cluster;
+  let operator: OperatorProcess;
+  let ca: string;
+  let dir: string;
+
+  before(async () => {
+    // The API server's webhook client certificate, from a CA of its own, as docs/operations.md describes.
+    dir = await mkdtemp(join(tmpdir(), 'podops-mtls-'));
+    const clientCa = await generateCA('apiserver-webhook-client-ca', 30, Date.now());
+    const apiserver = await generateClientCertificate(clientCa, 'kube-apiserver-webhook-client', 30, Date.now());
+    const webhookPort = await freePort();
+    const base64 = (text: string): string => Buffer.from(text).toString('base64');
+    await writeFile(join(dir, 'client-ca.crt'), clientCa.cert);
+    await writeFile(
+      join(dir, 'webhook.kubeconfig'),
+      stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: `127.0.0.1:${webhookPort}`, user: { 'client-certificate-data': base64(apiserver.cert), 'client-key-data': base64(apiserver.key) } }] }),
+    );
+    const plugin = (name: string) => ({ name, configuration: { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: join(dir, 'webhook.kubeconfig') } });
+    await writeFile(join(dir, 'admission.yaml'), stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [plugin('ValidatingAdmissionWebhook'), plugin('MutatingAdmissionWebhook')] }));
+    cluster = await startCluster({ operator: 'external', admissionControlConfigFile: join(dir, 'admission.yaml') });
+    operator = await startOperatorProcess(cluster.kubeconfigPath, {
+      webhookPort,
+      extraArgs: ['--webhook-client-ca-file', join(dir, 'client-ca.crt'), '--webhook-client-names', 'kube-apiserver-webhook-client'],
+    });
+    await operator.ready();
+    await registerWebhooks(cluster.client, `127.0.0.1:${webhookPort}`);
+    const secret = await cluster.client.get<{ data: Record<string, string> }>(SECRETS, OPERATOR_NAMESPACE, CERT_SECRET);
+    ca = Buffer.from(secret.data['ca.crt'] ?? '', 'base64').toString();
+    await serviceNamespace(cluster, 'mtls');
+  });
+  after(async () => {
+    await operator.kill();
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the API server\'s reviews are answered: pods are admitted, mutated and deleted gracefully', async () => {
+    await cluster.client.create(PODS, controlledPod('mtls', 'web-0'));
+    const pod = await until(() => getPod(cluster, 'mtls', 'web-0'), isServiceAvailable, 'web-0 service-available');
+    assert.ok(pod.spec?.readinessGates?.length, 'mutated through the authenticated webhook');
+    await assert.rejects(cluster.client.delete(PODS, 'mtls', 'web-0'), /pod deletion process is underway/);
+  });
+
+  test('a caller without the certificate is refused in the TLS handshake, so a forged review is never read', async () => {
+    await assert.rejects(post(`127.0.0.1:${operator.webhookPort}`, '/validating-generic', '{}', ca));
+    assert.equal(operator.child.exitCode, null);
   });
 });

@@ -3,6 +3,7 @@
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessSync, constants } from 'node:fs';
@@ -99,6 +100,50 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface RawExchange {
+  /** Everything the server sent, as text. */
+  response: string;
+  /** The status code of the first status line, if one came. */
+  status: number | undefined;
+  /** The server closed the connection (rather than leaving it idle for `idleMs`). */
+  closed: boolean;
+}
+
+/**
+ * Writes `bytes` on a fresh TCP connection to the sandbox (HTTP only) and collects what comes back
+ * until the server closes the connection or stays silent for `idleMs`; for requests no HTTP client
+ * would send. The connection is always closed afterwards.
+ */
+export function rawExchange(sandboxUrl: string, bytes: string | Buffer, idleMs = 300): Promise<RawExchange> {
+  const { hostname, port } = new URL(sandboxUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (closed: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const response = Buffer.concat(chunks).toString('latin1');
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(response)?.[1];
+      resolve({ response, status: status === undefined ? undefined : Number(status), closed });
+    };
+    const idle = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(false), idleMs);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      idle();
+    });
+    socket.once('close', () => finish(true));
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? finish(true) : reject(err)));
+    socket.once('connect', () => {
+      socket.write(bytes);
+      idle();
+    });
+  });
 }
 
 /** Polls until `check` returns a value other than undefined (or fails after `timeoutMs`). */

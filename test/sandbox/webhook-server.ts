@@ -1,12 +1,14 @@
-// Test webhook servers for the admission webhook conformance tests: a throwaway CA, serving
-// certificates signed by it, and an HTTPS server on 127.0.0.1 that records every AdmissionReview
-// it receives and answers through a handler chosen by the request path.
+// Test webhook servers for the admission webhook conformance tests: a throwaway CA, serving (and
+// client) certificates signed by it, and an HTTPS server on 127.0.0.1 that records every
+// AdmissionReview it receives and answers through a handler chosen by the request path; given a
+// client CA, it requires a client certificate signed by it.
 
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
@@ -20,6 +22,8 @@ export interface CertificateAuthority {
   /** base64 of the PEM, as `clientConfig.caBundle` carries it. */
   caBundle: string;
   issue(hosts: readonly string[]): Promise<{ cert: string; key: string }>;
+  /** A client certificate (extended key usage clientAuth) for `commonName`. */
+  issueClient(commonName: string): Promise<{ cert: string; key: string }>;
 }
 
 const pem = (label: string, der: ArrayBuffer): string =>
@@ -38,26 +42,30 @@ export async function createCertificateAuthority(commonName: string): Promise<Ce
   });
   const certificate = ca.toString('pem');
   let serial = 1;
+  const sign = async (subject: string, extensions: x509.Extension[]): Promise<{ cert: string; key: string }> => {
+    const leafKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+    serial++;
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serial.toString(16).padStart(2, '0'),
+      subject,
+      issuer: ca.subject,
+      notBefore: new Date(Date.now() - day),
+      notAfter: new Date(Date.now() + 30 * day),
+      publicKey: leafKeys.publicKey,
+      signingKey: keys.privateKey,
+      signingAlgorithm: algorithm,
+      extensions,
+    });
+    return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey)) };
+  };
   return {
     certificate,
     caBundle: Buffer.from(certificate).toString('base64'),
-    async issue(hosts) {
-      const serverKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+    issue(hosts) {
       const names = hosts.map((h) => (/^[\d.]+$/.test(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }));
-      serial++;
-      const cert = await x509.X509CertificateGenerator.create({
-        serialNumber: serial.toString(16).padStart(2, '0'),
-        subject: 'CN=webhook',
-        issuer: ca.subject,
-        notBefore: new Date(Date.now() - day),
-        notAfter: new Date(Date.now() + 30 * day),
-        publicKey: serverKeys.publicKey,
-        signingKey: keys.privateKey,
-        signingAlgorithm: algorithm,
-        extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension(names)],
-      });
-      return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', serverKeys.privateKey)) };
+      return sign('CN=webhook', [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension(names)]);
     },
+    issueClient: (commonName) => sign(`CN=${commonName}`, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]),
   };
 }
 
@@ -67,6 +75,8 @@ export interface ReceivedReview {
   /** The query string, e.g. `?timeout=10s`. */
   query: string;
   headers: IncomingHttpHeaders;
+  /** The common name of the client certificate presented, if any. */
+  clientName: string | undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   review: any;
 }
@@ -112,17 +122,19 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-export async function startWebhookServer(tls: { cert: string; key: string }): Promise<WebhookServer> {
+export async function startWebhookServer(tls: { cert: string; key: string; clientCa?: string }): Promise<WebhookServer> {
   const handlers = new Map<string, WebhookHandler>();
   const received: ReceivedReview[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const server: Server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+  const clientAuth = tls.clientCa ? { requestCert: true, rejectUnauthorized: true, ca: tls.clientCa } : {};
+  const server: Server = createServer({ cert: tls.cert, key: tls.key, ...clientAuth }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'https://localhost');
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const entry: ReceivedReview = { path: url.pathname, query: url.search, headers: req.headers, review };
+      const clientName = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
+      const entry: ReceivedReview = { path: url.pathname, query: url.search, headers: req.headers, clientName: String(clientName ?? '') || undefined, review };
       received.push(entry);
       const answer: WebhookAnswer = (handlers.get(url.pathname) ?? (() => ({ allowed: true })))(review, entry);
       const reply = (): void => {

@@ -1,4 +1,4 @@
-// `podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N] [--feature-gates LIST]`: runs the embedded Kubernetes-compatible
+// `podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N] [--feature-gates LIST] [--admission-control-config-file PATH]`: runs the embedded Kubernetes-compatible
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { UsageError, parseCommandArgs, type Command } from '../command.ts';
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
 const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--nodes N] [--feature-gates LIST]
+                      [--admission-control-config-file PATH]
 
 Runs an in-memory Kubernetes-compatible API server on 127.0.0.1 until Ctrl-C, with a simulated cluster
 around it: nodes with a scheduler and kubelets, and the workload and endpoint controllers.
@@ -18,7 +19,11 @@ around it: nodes with a scheduler and kubelets, and the workload and endpoint co
   --nodes N          simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)
   --feature-gates LIST
                      Kubernetes feature gates as NAME=true|false pairs, comma-separated; the sandbox
-                     knows MaxUnavailableStatefulSet (off by default, as in v1.32)`;
+                     knows MaxUnavailableStatefulSet (off by default, as in v1.32)
+  --admission-control-config-file PATH
+                     an AdmissionConfiguration (apiserver.config.k8s.io/v1) whose webhook plugins name
+                     kubeconfigs with the client certificates presented to admission webhooks, as
+                     kube-apiserver's flag`;
 
 const knownGates: readonly (keyof FeatureGates)[] = ['MaxUnavailableStatefulSet'];
 
@@ -49,7 +54,14 @@ export const sandboxCommand: Command = {
     const { values } = parseCommandArgs({
       args,
       allowPositionals: false,
-      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, tls: { type: 'boolean', default: false }, nodes: { type: 'string', default: '3' }, 'feature-gates': { type: 'string' } },
+      options: {
+        port: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        tls: { type: 'boolean', default: false },
+        nodes: { type: 'string', default: '3' },
+        'feature-gates': { type: 'string' },
+        'admission-control-config-file': { type: 'string' },
+      },
     });
     const port = parsePort(values.port);
     const nodes = Number(values.nodes);
@@ -57,9 +69,18 @@ export const sandboxCommand: Command = {
     const featureGates = parseFeatureGates(values['feature-gates']);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
+    const admissionConfig = values['admission-control-config-file'];
+    if (admissionConfig === '') throw new UsageError('--admission-control-config-file needs a file path');
     let sandbox;
     try {
-      sandbox = await startSandbox({ port, tls: values.tls, kubeconfigPath, featureGates, ...(nodes > 0 && { simulation: { nodes } }) });
+      sandbox = await startSandbox({
+        port,
+        tls: values.tls,
+        kubeconfigPath,
+        featureGates,
+        ...(nodes > 0 && { simulation: { nodes } }),
+        ...(admissionConfig !== undefined && { admissionControlConfigFile: resolve(admissionConfig) }),
+      });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${port} is already in use`);

@@ -4,7 +4,7 @@
 // answer is `Status Success` with code 201.
 
 import { badRequestStatus, failure, fieldNotSupported, fieldRequired, notFoundStatus, StatusError, type FieldError } from '../errors.ts';
-import { isJsonObject, objectKey, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
@@ -12,6 +12,7 @@ import { uidPreconditionFailed } from './create-update.ts';
 import { parseWriteOptions } from './options.ts';
 import type { ApiRequest, StatusResult } from './request.ts';
 import { reasonlessFailure } from './status.ts';
+import { requestKey } from './storage-key.ts';
 import { goFieldErrorString } from '../validation/index.ts';
 
 const bindingKind = { group: '', version: 'v1', kind: 'Binding' };
@@ -87,7 +88,7 @@ async function assignPod(
   annotations: Record<string, string>,
   dryRun: boolean,
 ): Promise<void> {
-  const key = objectKey(req.namespace, name);
+  const key = requestKey(req, name);
   for (;;) {
     const entry = ctx.store.get('pods', key);
     if (!entry) throw new StatusError(notFoundStatus({ resource: 'pods', group: '', name }));

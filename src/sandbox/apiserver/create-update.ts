@@ -6,6 +6,7 @@ import type { ServerContext } from './context.ts';
 import { parseWriteOptions } from './options.ts';
 import type { ApiRequest, ObjectResult } from './request.ts';
 import { reasonlessFailure } from './status.ts';
+import { registryKeyRoot } from './storage-key.ts';
 import { admitAndCreate, guaranteedUpdate, handleUnknownFields } from './write.ts';
 
 export async function createObject(ctx: ServerContext, req: ApiRequest): Promise<ObjectResult> {
@@ -41,7 +42,7 @@ export function uidPreconditionFailed(req: ApiRequest, uid: string, current: Kub
   const { def } = req;
   const qualified = def.group ? `${def.resource}.${def.group}` : def.resource;
   const name = req.name ?? '';
-  const key = `/registry/${def.group ? `${def.group}/` : ''}${def.resource}/${def.namespaced ? `${req.namespace}/` : ''}${name}`;
+  const key = `/registry${registryKeyRoot(def)}/${def.namespaced ? `${req.namespace}/` : ''}${name}`;
   const err = reasonlessFailure(
     409,
     `Operation cannot be fulfilled on ${qualified} "${name}": StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,

@@ -4,6 +4,7 @@
 
 import { badRequestStatus, StatusError } from '../errors.ts';
 import { isJsonObject, type KubeObject } from '../meta/object.ts';
+import { jsonTypeError } from '../openapi/type-mismatch.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
 
 /** The Go package of the internal version, which the conversion error names (`core.Pod`, `apps.Deployment`). */
@@ -16,7 +17,14 @@ function internalPackage(def: ResourceDefinition): string {
 const goTypeOfJson = (value: unknown): string =>
   Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'object' ? 'object' : typeof value;
 
-/** Validates apiVersion/kind against the URL (filling them in when absent) and converts to storage form. */
+/** A body the kind's Go type cannot decode, e.g. `ConfigMap in version "v1" cannot be handled as a ConfigMap: …`. */
+export const cannotBeHandled = (def: ResourceDefinition, why: string): StatusError =>
+  new StatusError(badRequestStatus(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`));
+
+/**
+ * Validates apiVersion/kind against the URL (filling them in when absent), converts to storage form
+ * and refuses values the kind's Go type cannot hold.
+ */
 export function decodeObject(def: ResourceDefinition, body: unknown): KubeObject {
   if (!isJsonObject(body)) {
     throw new StatusError(
@@ -40,7 +48,10 @@ export function decodeObject(def: ResourceDefinition, body: unknown): KubeObject
   }
   const object = { ...body, apiVersion, kind: def.kind } as KubeObject;
   if (!isJsonObject(object.metadata)) object.metadata = {};
-  return def.toStorage ? def.toStorage(object) : object;
+  const stored = def.toStorage ? def.toStorage(object) : object;
+  const mismatch = def.strategy.typeMismatch?.(stored);
+  if (mismatch) throw cannotBeHandled(def, jsonTypeError(mismatch));
+  return stored;
 }
 
 export function checkNamespace(def: ResourceDefinition, object: KubeObject, namespace: string | undefined): void {

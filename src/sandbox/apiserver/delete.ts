@@ -3,7 +3,7 @@
 // marking objects with finalizers as deleting, and removal once nothing holds the object.
 
 import { conflictStatus, failure, notFoundStatus, StatusError } from '../errors.ts';
-import { objectKey, type KubeObject } from '../meta/object.ts';
+import type { KubeObject } from '../meta/object.ts';
 import { formatTimestamp, parseTimestamp } from '../meta/time.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import { StorageError } from '../storage/store.ts';
@@ -11,6 +11,7 @@ import type { ServerContext } from './context.ts';
 import type { DeleteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
 import type { ApiRequest } from './request.ts';
+import { requestKey } from './storage-key.ts';
 import { admissionAttributes, recordWarnings, targetOf } from './write.ts';
 
 export const orphanFinalizer = 'orphan';
@@ -55,7 +56,7 @@ const sameList = (a: readonly string[] | undefined, b: readonly string[]): boole
 /** Deletes (or starts deleting) one object. */
 export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: string, options: DeleteOptions): Promise<DeleteOutcome> {
   const { def } = req;
-  const key = objectKey(req.namespace, name);
+  const key = requestKey(req, name);
   for (let retry = 0; retry < 16; retry++) {
     const entry = ctx.store.get(def.storageKey, key);
     if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));

@@ -3,7 +3,7 @@
 // it re-apply; a resourceVersion the patch sets is a precondition.
 
 import { badRequestStatus, failure, StatusError } from '../errors.ts';
-import { cloneJson, isJsonObject, objectKey, type KubeObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, type KubeObject } from '../meta/object.ts';
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -11,19 +11,24 @@ import {
   applyStrategicMergePatch,
   decodePatchBody,
   fieldManagerName,
+  patchedObjectInvalid,
   patchOptionsInvalidStatus,
   patchTypeOf,
+  sortedJson,
   strategicMergePatchUnsupportedStatus,
   strategicSchemaFor,
   validatePatchOptions,
   type PatchType,
 } from '../patch/index.ts';
+import { goValue } from '../crd/go-format.ts';
+import { converterError, jsonTypeError, structuredMergeError } from '../openapi/type-mismatch.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
 import type { ServerContext } from './context.ts';
 import { checkName, checkNamespace } from './decode.ts';
 import { ignoredFieldsOf, patchSchemaOf } from './field-manager.ts';
 import { parseWriteOptions, type WriteOptions } from './options.ts';
 import type { ApiRequest, ObjectResult } from './request.ts';
+import { requestKey } from './storage-key.ts';
 import { admitAndCreate, guaranteedUpdate, handleUnknownFields } from './write.ts';
 
 /** The patch type of a request, or 415 with the media types this resource accepts. */
@@ -58,6 +63,20 @@ export function applyPatch(def: ResourceDefinition, type: Exclude<PatchType, 'ap
   return object;
 }
 
+const storageForm = (def: ResourceDefinition, object: KubeObject): KubeObject => (def.toStorage ? def.toStorage(object) : object);
+
+/**
+ * The patched object is decoded as the kind's Go type: a value it cannot hold is a 422 naming the
+ * patched document (JSON and merge patches) or the patch and the unstructured converter's error
+ * (strategic merge patches).
+ */
+function checkPatchedTypes(def: ResourceDefinition, type: Exclude<PatchType, 'apply'>, patched: KubeObject, patch: unknown): void {
+  const mismatch = def.strategy.typeMismatch?.(storageForm(def, patched));
+  if (!mismatch) return;
+  if (type === 'strategic') throw patchedObjectInvalid(goValue(patch), converterError(mismatch));
+  throw patchedObjectInvalid(sortedJson(patched), jsonTypeError(mismatch));
+}
+
 function checkPatchedIdentity(req: ApiRequest, object: KubeObject): void {
   checkName(object, req.name ?? '');
   if (req.def.namespaced && (object.metadata.namespace ?? '') !== (req.namespace ?? '')) {
@@ -78,9 +97,10 @@ export async function patchObject(ctx: ServerContext, req: ApiRequest): Promise<
     recordFields: true,
     attempt(current) {
       const view = def.toExternal ? def.toExternal(current) : current;
-      let object = applyPatch(def, type, view, patch);
-      checkPatchedIdentity(req, object);
-      if (def.toStorage) object = def.toStorage(object);
+      const patched = applyPatch(def, type, view, patch);
+      checkPatchedTypes(def, type, patched, patch);
+      checkPatchedIdentity(req, patched);
+      const object = storageForm(def, patched);
       const warnings = handleUnknownFields(def, object, options);
       const rv = object.metadata.resourceVersion;
       return { object, precondition: rv && rv !== current.metadata.resourceVersion ? rv : undefined, warnings };
@@ -103,6 +123,10 @@ async function applyObject(ctx: ServerContext, req: ApiRequest, applied: unknown
       kind: def.kind,
       ...(req.subresource ? { subresource: req.subresource } : {}),
       ignoredFields: ignoredFieldsOf(def, req.subresource),
+      typeError(config) {
+        const mismatch = def.strategy.typeMismatch?.(storageForm(def, config as KubeObject));
+        return mismatch && structuredMergeError(mismatch);
+      },
     }) as KubeObject;
     if (!isJsonObject(object.metadata)) object.metadata = {};
     return object;
@@ -110,7 +134,7 @@ async function applyObject(ctx: ServerContext, req: ApiRequest, applied: unknown
   const optionErrors = validatePatchOptions('apply', { fieldManager: options.fieldManager, force: options.force });
   if (optionErrors.length) throw new StatusError(patchOptionsInvalidStatus(optionErrors));
   const appliedRv = isJsonObject(applied) && isJsonObject(applied.metadata) ? applied.metadata.resourceVersion : undefined;
-  const existing = ctx.store.get(def.storageKey, objectKey(req.namespace, req.name ?? ''));
+  const existing = ctx.store.get(def.storageKey, requestKey(req));
   if (!existing && !req.subresource) {
     let object = apply(undefined);
     checkName(object, req.name ?? '');

@@ -3,7 +3,7 @@
 // a future version waits briefly and then answers 504; limit/continue pages stay consistent.
 
 import { failure, notFoundStatus, StatusError } from '../errors.ts';
-import { objectKey, type KubeObject } from '../meta/object.ts';
+import type { KubeObject } from '../meta/object.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
 import type { StoredEntry } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
@@ -12,6 +12,7 @@ import { parseListOptions, parseResourceVersion, type ListOptions } from './opti
 import type { ApiRequest, ListResult, ObjectResult } from './request.ts';
 import { objectFilter } from './selection.ts';
 import { reasonlessFailure } from './status.ts';
+import { requestKey } from './storage-key.ts';
 import { targetOf } from './write.ts';
 
 /** The object as this view (group/version) shows it. */
@@ -24,9 +25,10 @@ export function toView(def: ResourceDefinition, entry: StoredEntry): { object: K
 export async function getObject(ctx: ServerContext, req: ApiRequest): Promise<ObjectResult> {
   const { def } = req;
   const name = req.name ?? '';
+  const key = requestKey(req);
   const rv = req.query.get('resourceVersion');
   if (rv && rv !== '0') await waitForResourceVersion(ctx, parseResourceVersion(rv));
-  const entry = ctx.store.get(def.storageKey, objectKey(req.namespace, name));
+  const entry = ctx.store.get(def.storageKey, key);
   if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));
   return { type: 'object', code: 200, ...toView(def, entry), warnings: [] };
 }

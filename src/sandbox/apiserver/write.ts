@@ -3,7 +3,7 @@
 // read-modify-write against the store (GuaranteedUpdate: retried on a race unless the client gave a
 // resourceVersion precondition).
 
-import { alreadyExistsStatus, badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings } from '../errors.ts';
+import { alreadyExistsStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings } from '../errors.ts';
 import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
 import { generateNameFrom } from '../meta/names.ts';
 import { formatTimestamp } from '../meta/time.ts';
@@ -17,7 +17,9 @@ import { fieldManagerName } from '../patch/index.ts';
 import type { WriteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
 import type { ApiRequest, ObjectResult } from './request.ts';
+import { cannotBeHandled } from './decode.ts';
 import { invalidObject } from './status.ts';
+import { requestKey } from './storage-key.ts';
 
 export const targetOf = (def: ResourceDefinition, name: string): { resource: string; group: string; name: string } => ({
   resource: def.resource,
@@ -62,11 +64,7 @@ export async function recordWarnings(warnings: string[], step: Promise<string[]>
 export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, duplicates: readonly string[] = []): string[] {
   const unknown = def.strategy.dropUnknownFields?.(object) ?? [];
   const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
-  if (options.fieldValidation === 'Strict' && problems.length) {
-    throw new StatusError(
-      badRequestStatus(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${problems.join(', ')}`),
-    );
-  }
+  if (options.fieldValidation === 'Strict' && problems.length) throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
   return options.fieldValidation === 'Warn' ? problems : [];
 }
 
@@ -188,7 +186,7 @@ export async function guaranteedUpdate(ctx: ServerContext, plan: UpdatePlan): Pr
   const { req } = plan;
   const { def } = req;
   const name = req.name ?? '';
-  const key = objectKey(req.namespace, name);
+  const key = requestKey(req);
   for (let retry = 0; ; retry++) {
     const entry = ctx.store.get(def.storageKey, key);
     if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));

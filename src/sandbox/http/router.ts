@@ -1,6 +1,7 @@
 // Splitting a request path into what it addresses, as kube-apiserver's RequestInfoFactory does:
 // /api/v1/[watch/][namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]] and the same under /apis/GROUP/VERSION.
-// `namespaces/NAME/status` and `namespaces/NAME/finalize` address the namespace itself.
+// `namespaces/NAME/status` and `namespaces/NAME/finalize` address the namespace itself. The path is
+// already decoded (./request-target.ts), so a segment is used as it stands: `..` is a name.
 
 export interface ResourcePath {
   type: 'resource';
@@ -27,7 +28,7 @@ export type RoutedPath =
 const namespaceSubresources = new Set(['status', 'finalize']);
 
 export function routePath(pathname: string): RoutedPath {
-  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = pathname.split('/').filter(Boolean);
   let group: string;
   let version: string | undefined;
   let rest: string[];

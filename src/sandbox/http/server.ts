@@ -5,6 +5,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import YAML from 'yaml';
 import type { UserInfo } from '../apiserver/admission.ts';
 import type { ServerContext } from '../apiserver/context.ts';
@@ -16,19 +17,22 @@ import { serverVersion } from '../discovery/documents.ts';
 import { badRequestStatus, failure, internalErrorStatus, StatusError, type Status } from '../errors.ts';
 import type { KubeObject } from '../meta/object.ts';
 import type { OpenApiDocuments } from '../openapi/documents.ts';
-import { goJsonSyntaxError } from '../patch/index.ts';
+import { decodeGoJson, GoJsonSyntaxError, parseYamlWithinDepth } from '../patch/index.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
 import { negotiate, notAcceptableBody, type Representation } from './negotiation.ts';
 import { decodeProtobufObject } from './protobuf.ts';
+import { parseRequestTarget } from './request-target.ts';
 import { routePath, type ResourcePath } from './router.ts';
 
 /** Every request acts as a cluster admin (the sandbox does not authenticate). */
 export const sandboxAdmin: UserInfo = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
 const maxBodyBytes = 3 * 1024 * 1024;
+// kube-apiserver's MaxHeaderBytes (1 MiB), plus the 4 KiB Go's reader allows for the request line.
+const maxHeaderBytes = (1 << 20) + 4096;
 const watchBatchMs = 2;
 
 export interface HttpServerOptions {
@@ -49,14 +53,16 @@ export function createHttpFront(
 ): HttpFront {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     serve(ctx, discovery, openapi, req, res).catch((err: unknown) => {
-      if (!res.headersSent) writeStatus(res, toStatus(err), err instanceof StatusError ? err.warnings : []);
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (err instanceof BodyTooLargeError) answerBeforeBodyEnds(req, res, err.status);
+      else writeStatus(res, toStatus(err), err instanceof StatusError ? err.warnings : []);
     });
   };
   const server: Server = options.tls
-    ? (createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener) as unknown as Server)
-    : createHttpServer({ keepAlive: true }, listener);
+    ? (createHttpsServer({ key: options.tls.key, cert: options.tls.cert, maxHeaderSize: maxHeaderBytes }, listener) as unknown as Server)
+    : createHttpServer({ keepAlive: true, maxHeaderSize: maxHeaderBytes }, listener);
   server.keepAliveTimeout = 60_000;
+  server.on('clientError', refuseMalformedRequest);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -117,15 +123,61 @@ function warningHeader(warnings: readonly string[]): Record<string, string> {
   return { Warning: distinct.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
 }
 
+/**
+ * Go's net/http answer to a request it cannot read (a malformed request line, header or framing),
+ * written before any handler runs: plain text, no Content-Length, and the connection closes.
+ */
+function writeUnreadableRequest(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`);
+}
+
+/**
+ * Node's parser refused the bytes. Go answers as above (431 for oversized headers), after the answer
+ * to a request still in flight when the bad one follows it on the connection. A timeout or a reset
+ * gets no answer, nor does a body whose framing breaks (the handler's own read fails with it).
+ */
+function refuseMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (!socket.writable || !err.code?.startsWith('HPE_') || (inFlight && !inFlight.req.complete)) {
+    socket.destroy();
+    return;
+  }
+  const answer = (): void => writeUnreadableRequest(socket, err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request');
+  if (inFlight && !inFlight.writableFinished) inFlight.once('finish', answer);
+  else answer();
+}
+
+/** A body past the limit: answered at once, before the rest of it arrives. */
+class BodyTooLargeError extends StatusError {}
+
+/**
+ * Go answers a request whose body the handler stopped reading with `Connection: close`. The answer
+ * goes out whole at once; the connection ends only once the client has sent the rest (discarded),
+ * so a client that is still sending reads the answer instead of a reset.
+ */
+function answerBeforeBodyEnds(req: IncomingMessage, res: ServerResponse, status: Status): void {
+  const body = JSON.stringify(status);
+  res.writeHead(status.code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  });
+  res.write(body);
+  if (req.readableEnded) res.end();
+  else req.once('end', () => res.end()).resume();
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > maxBodyBytes) return;
       size += chunk.length;
       if (size > maxBodyBytes) {
-        reject(new StatusError(failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728', {})));
-        req.destroy();
+        chunks.length = 0;
+        reject(new BodyTooLargeError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${maxBodyBytes}`, undefined)));
         return;
       }
       chunks.push(chunk);
@@ -142,8 +194,9 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://sandbox');
-  const path = url.pathname;
+  const target = parseRequestTarget(req.url ?? '/');
+  if (!target) return writeUnreadableRequest(req.socket, '400 Bad Request');
+  const { path, query } = target;
   const route = routePath(path);
   const accept = req.headers.accept;
   switch (route.type) {
@@ -177,15 +230,15 @@ async function serve(
       return;
     }
     case 'other':
-      serveOther(ctx, openapi, path, url, req, res);
+      serveOther(ctx, openapi, path, query, res);
       return;
     case 'resource':
-      await serveResource(ctx, discovery, route, url, req, res);
+      await serveResource(ctx, discovery, route, query, req, res);
       return;
   }
 }
 
-function serveOther(ctx: ServerContext, openapi: OpenApiDocuments, path: string, url: URL, req: IncomingMessage, res: ServerResponse): void {
+function serveOther(ctx: ServerContext, openapi: OpenApiDocuments, path: string, query: URLSearchParams, res: ServerResponse): void {
   if (path === '/version') return writeBody(res, 200, 'application/json', JSON.stringify(serverVersion));
   if (path === '/metrics') return writeBody(res, 200, 'text/plain; version=0.0.4; charset=utf-8', ctx.writes.exposition());
   if (path === '/healthz' || path === '/livez' || path === '/readyz') return writeBody(res, 200, 'text/plain; charset=utf-8', 'ok');
@@ -194,7 +247,7 @@ function serveOther(ctx: ServerContext, openapi: OpenApiDocuments, path: string,
   if (path.startsWith('/openapi/v3/')) {
     const doc = openapi.v3(path.slice('/openapi/v3/'.length));
     if (!doc) return writeBody(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
-    const hash = url.searchParams.get('hash');
+    const hash = query.get('hash');
     if (hash && hash !== doc.hash) {
       res.writeHead(301, { Location: `${path}?hash=${doc.hash}` });
       res.end();
@@ -205,12 +258,11 @@ function serveOther(ctx: ServerContext, openapi: OpenApiDocuments, path: string,
     res.end(doc.body);
     return;
   }
-  void req;
   writeBody(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
 }
 
-function verbOf(method: string, route: ResourcePath, url: URL): Verb | undefined {
-  const watchParam = url.searchParams.get('watch');
+function verbOf(method: string, route: ResourcePath, query: URLSearchParams): Verb | undefined {
+  const watchParam = query.get('watch');
   const watching = route.watchPrefix || watchParam === 'true' || watchParam === '1';
   switch (method) {
     case 'GET':
@@ -230,20 +282,28 @@ function verbOf(method: string, route: ResourcePath, url: URL): Verb | undefined
   }
 }
 
+/** handlers.summarizeData: the start of a body a decode error quotes (hex unless it opens a JSON object). */
+function summarizeBody(raw: Buffer): string {
+  if (raw.length === 0) return '<empty>';
+  const head = raw.subarray(0, 30);
+  const shown = raw[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return raw.length > head.length ? `${shown} ...` : shown;
+}
+
 /** Decodes a JSON, YAML or protobuf object body (create, update, delete options). */
 function decodeBody(raw: Buffer, contentType: string, def: ResourceDefinition, required: boolean): unknown {
   const text = raw.toString('utf8');
   if (!text.trim()) {
     if (!required) return undefined;
     throw new StatusError(
-      badRequestStatus(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: unexpected end of JSON input`),
+      badRequestStatus(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: unexpected end of JSON input (${summarizeBody(raw)})`),
     );
   }
   const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType === 'application/vnd.kubernetes.protobuf') return decodeProtobufObject(raw, def.kind);
   if (mediaType === 'application/yaml') {
     try {
-      return YAML.parse(text) as unknown;
+      return parseYamlWithinDepth(raw, (yaml) => YAML.parse(yaml) as unknown);
     } catch (err) {
       throw new StatusError(badRequestStatus(`error decoding YAML: ${(err as Error).message.split('\n')[0] ?? ''}`));
     }
@@ -259,11 +319,11 @@ function decodeBody(raw: Buffer, contentType: string, def: ResourceDefinition, r
     );
   }
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    const why = goJsonSyntaxError(raw) ?? 'unexpected end of JSON input';
+    return decodeGoJson(raw);
+  } catch (err) {
+    if (!(err instanceof GoJsonSyntaxError)) throw err;
     throw new StatusError(
-      badRequestStatus(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: ${why} (${text.slice(0, 60)})`),
+      badRequestStatus(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: ${err.message} (${summarizeBody(raw)})`),
     );
   }
 }
@@ -272,7 +332,7 @@ async function serveResource(
   ctx: ServerContext,
   discovery: DiscoveryDocuments,
   route: ResourcePath,
-  url: URL,
+  query: URLSearchParams,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -282,7 +342,7 @@ async function serveResource(
     return writeStatus(res, notFoundPath().status);
   }
   const method = req.method ?? 'GET';
-  const verb = verbOf(method, route, url);
+  const verb = verbOf(method, route, query);
   if (!verb || !def.verbs.includes(verb === 'watch' && route.name ? 'watch' : verb)) {
     return writeStatus(res, failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
   }
@@ -296,7 +356,7 @@ async function serveResource(
   else if (verb === 'create' || verb === 'update') {
     body = decodeBody(raw, contentType, def, true);
     const isJson = !/^application\/(yaml|vnd\.kubernetes\.protobuf)/i.test(contentType);
-    if (isJson && url.searchParams.get('fieldValidation') !== 'Ignore' && raw.includes(0x22)) {
+    if (isJson && query.get('fieldValidation') !== 'Ignore' && raw.includes(0x22)) {
       const dups = duplicateKeys(raw.toString('utf8'));
       if (dups.length) duplicateFields = dups;
     }
@@ -308,7 +368,7 @@ async function serveResource(
     subresource: route.subresource,
     namespace: def.namespaced ? route.namespace : undefined,
     name: route.name,
-    query: url.searchParams,
+    query,
     body,
     patchType: verb === 'patch' ? contentType : undefined,
     user: sandboxAdmin,
@@ -316,14 +376,14 @@ async function serveResource(
     ...(duplicateFields ? { duplicateFields } : {}),
   };
   const result = await handleRequest(ctx, apiRequest);
-  writeResult(ctx, def, representation, url, req, res, result);
+  writeResult(ctx, def, representation, query, req, res, result);
 }
 
-function encodeObject(def: ResourceDefinition, representation: Representation, url: URL, now: number, object: KubeObject, json: () => string): [string, string] {
+function encodeObject(def: ResourceDefinition, representation: Representation, query: URLSearchParams, now: number, object: KubeObject, json: () => string): [string, string] {
   switch (representation.kind) {
     case 'table': {
       const meta = object.metadata.resourceVersion ? { resourceVersion: object.metadata.resourceVersion } : {};
-      const table = buildTable(def, [object], meta, { includeObject: parseIncludeObject(url.searchParams.get('includeObject')), noHeaders: false, now });
+      const table = buildTable(def, [object], meta, { includeObject: parseIncludeObject(query.get('includeObject')), noHeaders: false, now });
       return ['application/json', JSON.stringify({ ...table, apiVersion: representation.apiVersion })];
     }
     case 'partial':
@@ -339,7 +399,7 @@ function writeResult(
   ctx: ServerContext,
   def: ResourceDefinition,
   representation: Representation,
-  url: URL,
+  query: URLSearchParams,
   req: IncomingMessage,
   res: ServerResponse,
   result: ApiResult,
@@ -351,7 +411,7 @@ function writeResult(
     case 'object': {
       const { entry, object } = result;
       const json = (): string => serialize(object, entry);
-      const [type, body] = encodeObject(def, representation, url, now, object, json);
+      const [type, body] = encodeObject(def, representation, query, now, object, json);
       return writeBody(res, result.code, type, body, warningHeader(result.warnings));
     }
     case 'list': {
@@ -361,7 +421,7 @@ function writeResult(
           def,
           result.items.map((i) => i.object),
           result.metadata,
-          { includeObject: parseIncludeObject(url.searchParams.get('includeObject')), noHeaders: false, now },
+          { includeObject: parseIncludeObject(query.get('includeObject')), noHeaders: false, now },
         );
         return writeBody(res, 200, 'application/json', JSON.stringify({ ...table, apiVersion: representation.apiVersion }), warningHeader(result.warnings));
       }
@@ -378,7 +438,7 @@ function writeResult(
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
       res.flushHeaders();
       let headersSent = false;
-      const includeObject = parseIncludeObject(url.searchParams.get('includeObject'));
+      const includeObject = parseIncludeObject(query.get('includeObject'));
       const encode = (event: WatchEvent): Buffer => {
         if (representation.kind === 'table' && event.type !== 'ERROR' && event.type !== 'BOOKMARK') {
           const table = buildTable(def, [event.object as KubeObject], {}, { includeObject, noHeaders: headersSent, now: ctx.clock() });

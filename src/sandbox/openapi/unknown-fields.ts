@@ -5,22 +5,26 @@
 import { isJsonObject } from '../meta/object.ts';
 import type { Schema } from './schema-builders.ts';
 
-type Schemas = Readonly<Record<string, Schema>>;
+export type Schemas = Readonly<Record<string, Schema>>;
 
-function resolve(schemas: Schemas, schema: Schema | undefined): Schema | undefined {
+/** A schema with its `$ref`s (and `allOf` wrappers) followed; `definition` names the last one followed. */
+export function resolveSchema(schemas: Schemas, schema: Schema | undefined): { schema: Schema | undefined; definition?: string } {
   let current = schema;
+  let definition: string | undefined;
   for (let depth = 0; current && depth < 8; depth++) {
     const ref = typeof current.$ref === 'string' ? current.$ref : undefined;
     const allOf = Array.isArray(current.allOf) ? (current.allOf[0] as Schema | undefined) : undefined;
-    if (ref) current = schemas[ref.slice(ref.lastIndexOf('/') + 1)];
-    else if (allOf) current = allOf;
-    else return current;
+    if (ref) {
+      definition = ref.slice(ref.lastIndexOf('/') + 1);
+      current = schemas[definition];
+    } else if (allOf) current = allOf;
+    else break;
   }
-  return current;
+  return { schema: current, ...(definition ? { definition } : {}) };
 }
 
 function walk(schemas: Schemas, schema: Schema | undefined, value: unknown, path: string, found: string[]): void {
-  const s = resolve(schemas, schema);
+  const s = resolveSchema(schemas, schema).schema;
   if (!s || s['x-kubernetes-preserve-unknown-fields'] === true) return;
   if (Array.isArray(value)) {
     if (s.items) value.forEach((item, i) => walk(schemas, s.items as Schema, item, `${path}[${i}]`, found));

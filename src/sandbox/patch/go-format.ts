@@ -14,6 +14,14 @@ export function goString(v: unknown): string {
   return goValue(v);
 }
 
+/** Compact JSON with every object's keys sorted, as Go marshals a map[string]interface{}. */
+export const sortedJson = (v: unknown): string =>
+  JSON.stringify(v, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+
 /** The JSON kind encoding/json names in "cannot unmarshal <kind> into Go value of type …". */
 export function jsonKindName(v: unknown): string {
   if (typeof v === 'string') return 'string';

@@ -1,6 +1,9 @@
 // The syntax errors of Go's encoding/json, which the API server returns verbatim for a malformed
 // body (e.g. `invalid character 'o' in literal null (expecting 'u')`). JSON.parse decides whether a
-// body is valid; this scanner, a byte-level state machine like Go's, only words the error.
+// body is valid; this scanner, a byte-level state machine like Go's, only words the error. Nesting
+// is bounded before JSON.parse runs (./json-depth.ts), and the scanner words that refusal too.
+
+import { jsonDepthExcess } from './json-depth.ts';
 
 type Step = (c: number) => Step | string;
 
@@ -28,8 +31,30 @@ function goQuoteRune(r: number): string {
 
 const invalid = (c: number, context: string): string => `invalid character ${quoteChar(c)} ${context}`;
 
-/** Returns Go's error message for `body`, or undefined when it is valid JSON. */
-export function goJsonSyntaxError(body: string | Uint8Array): string | undefined {
+/** A body Go's decoder refuses; the message is Go's (`invalid character '}' after array element`). */
+export class GoJsonSyntaxError extends Error {
+  override readonly name = 'GoJsonSyntaxError';
+}
+
+/** JSON.parse of a body that is nested within the bound; throws GoJsonSyntaxError worded as Go words it. */
+export function decodeGoJson(body: string | Uint8Array): unknown {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const excess = jsonDepthExcess(bytes);
+  if (!excess) {
+    try {
+      return JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)) as unknown;
+    } catch {
+      // worded below
+    }
+  }
+  throw new GoJsonSyntaxError(goJsonSyntaxError(bytes, excess?.limit) ?? 'unexpected end of JSON input');
+}
+
+/**
+ * Returns Go's error message for `body`, or undefined when it is valid JSON. Arrays and objects
+ * nested deeper than `maxDepth` are refused where the first one too many opens, as Go's scanner does.
+ */
+export function goJsonSyntaxError(body: string | Uint8Array, maxDepth = Infinity): string | undefined {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   const stack: ('objectKey' | 'objectValue' | 'arrayValue')[] = [];
 
@@ -116,10 +141,10 @@ export function goJsonSyntaxError(body: string | Uint8Array): string | undefined
     switch (c) {
       case 0x7b:
         stack.push('objectKey');
-        return beginStringOrEmpty;
+        return stack.length > maxDepth ? invalid(c, 'exceeded max depth') : beginStringOrEmpty;
       case 0x5b:
         stack.push('arrayValue');
-        return beginValueOrEmpty;
+        return stack.length > maxDepth ? invalid(c, 'exceeded max depth') : beginValueOrEmpty;
       case 0x22:
         return inString;
       case 0x2d:

@@ -9,8 +9,10 @@ export { strategicSchemaFor } from './builtin-schemas.ts';
 export { patchSchemaFromOpenAPI } from './openapi-schema.ts';
 export type { ListSchema, MapSchema, PatchSchema, SchemaNode, StructSchema } from './schema.ts';
 export { decodePatchBody, patchTypeOf, type PatchType } from './patch-body.ts';
-export { goJsonSyntaxError } from './go-json.ts';
-export { builtinPatchTypes, customResourcePatchTypes, strategicMergePatchUnsupportedStatus } from './status.ts';
+export { decodeGoJson, GoJsonSyntaxError } from './go-json.ts';
+export { parseYamlWithinDepth } from './json-depth.ts';
+export { builtinPatchTypes, customResourcePatchTypes, patchedObjectInvalid, strategicMergePatchUnsupportedStatus } from './status.ts';
+export { sortedJson } from './go-format.ts';
 export { applyServerSideApply, type ServerSideApplyInput } from './server-side-apply.ts';
 export {
   fieldManagerName,

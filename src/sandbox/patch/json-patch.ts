@@ -7,12 +7,16 @@
 // - `add` without a `value` adds null; a null value reads as absent when walking a path;
 // - `test` on a missing location passes when the expected value is null or absent.
 // (One difference: `test` compares decoded values, so 1 equals 1.0; Go compares the bytes.)
-// Every failure of an operation is the same opaque 422; a body of the wrong shape is a 400.
+// Every failure of an operation is the same opaque 422; a body of the wrong shape is a 400. A path
+// nests the document deeper than the patch itself, so each operation's depth is checked against the
+// bound of ./json-depth.ts.
 
-import { jsonKindName } from './go-format.ts';
+import { jsonKindName, sortedJson } from './go-format.ts';
+import { goJsonSyntaxError } from './go-json.ts';
+import { nestingOf, sandboxMaxDepth } from './json-depth.ts';
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { hasOwn, setOwn } from './json-value.ts';
-import { badRequest, genericInvalid, requestEntityTooLarge } from './status.ts';
+import { badRequest, genericInvalid, patchedObjectInvalid, requestEntityTooLarge } from './status.ts';
 
 /** The server refuses JSON patches with more operations than this. */
 export const maxJsonPatchOperations = 10000;
@@ -35,9 +39,24 @@ export function applyJsonPatch(original: unknown, patch: unknown): unknown {
   }
   const document = { root: cloneJson(original) };
   for (const operation of operations) {
+    const inserted = insertedValue(document.root, operation);
     if (!applyOperation(document, operation)) throw genericInvalid();
+    const depth = (operation.path ?? '').split('/').length - 1 + nestingOf(inserted);
+    if (depth > sandboxMaxDepth) {
+      // The server decodes the patched document as the object; nested past the bound, that fails.
+      const json = sortedJson(document.root);
+      throw patchedObjectInvalid(json, `couldn't get version/kind; json parse error: ${goJsonSyntaxError(json, sandboxMaxDepth) ?? ''}`);
+    }
   }
   return document.root;
+}
+
+/** The value an operation puts at its path (read before it runs: `move` removes its source). */
+function insertedValue(root: unknown, operation: Operation): unknown {
+  if (operation.op === 'add' || operation.op === 'replace') return operation.value;
+  if ((operation.op !== 'copy' && operation.op !== 'move') || operation.from === undefined) return undefined;
+  const source = locate(root, operation.from);
+  return source && read(source.container, source.key).value;
 }
 
 /** The server first decodes the body into `[]handlers.jsonPatchOp`; type errors are a 400. */

@@ -2,7 +2,8 @@
 // The shape checks (an array of operations, an object) belong to the patch functions themselves.
 
 import YAML from 'yaml';
-import { goJsonSyntaxError } from './go-json.ts';
+import { decodeGoJson, GoJsonSyntaxError } from './go-json.ts';
+import { parseYamlWithinDepth } from './json-depth.ts';
 import { badRequest } from './status.ts';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -34,18 +35,18 @@ const yamlOptions = {
  * strategic merge patch, and `error decoding YAML: …` for an apply patch.
  */
 export function decodePatchBody(type: PatchType, body: string | Uint8Array): unknown {
-  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   if (type === 'apply') {
     try {
-      return YAML.parse(text, yamlOptions) ?? {};
+      return parseYamlWithinDepth(bytes, (text) => YAML.parse(text, yamlOptions)) ?? {};
     } catch (e) {
       throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0] ?? ''}`);
     }
   }
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    const message = goJsonSyntaxError(body) ?? 'unexpected end of JSON input';
-    throw badRequest(type === 'strategic' ? message : `error decoding patch: ${message}`);
+    return decodeGoJson(bytes);
+  } catch (e) {
+    if (!(e instanceof GoJsonSyntaxError)) throw e;
+    throw badRequest(type === 'strategic' ? e.message : `error decoding patch: ${e.message}`);
   }
 }

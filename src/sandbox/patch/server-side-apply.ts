@@ -66,6 +66,8 @@ export interface ServerSideApplyInput {
   subresource?: string;
   /** Fields the endpoint resets (see UpdateRecord.ignoredFields). */
   ignoredFields?: readonly FieldNamePath[];
+  /** A value of the applied object that the kind's type cannot hold, as structured-merge-diff words it. */
+  typeError?(applied: JsonObject): { path: string; message: string } | undefined;
 }
 
 /** Applies a configuration; returns the new object with its `metadata.managedFields`. */
@@ -88,7 +90,8 @@ export function applyServerSideApply(input: ServerSideApplyInput): JsonObject {
   if (appliedMeta.managedFields !== undefined && appliedMeta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
 
   const schema = input.schema ?? schemaWithMetadataOnly;
-  const errors = appliedValueErrors(applied, schema);
+  const typeError = input.typeError?.(applied);
+  const errors = [...appliedValueErrors(applied, schema), ...(typeError ? [typeError] : [])];
   if (errors.length) {
     const detail = errors.length === 1 ? format(errors[0]) : ['errors:', ...errors.map((e) => `  ${format(e)}`)].join('\n');
     const name = `${text(appliedMeta.namespace) ?? ''}/${text(appliedMeta.name) ?? ''}`;

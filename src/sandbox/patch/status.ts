@@ -2,7 +2,7 @@
 // ../errors.ts. The builders return a StatusError ready to throw, except the 415, which the HTTP
 // layer answers with directly.
 
-import { badRequestStatus, failure, StatusError, type Status } from '../errors.ts';
+import { badRequestStatus, failure, invalidStatus, StatusError, type Status } from '../errors.ts';
 
 /** 400 BadRequest with the handler's message. */
 export const badRequest = (message: string): StatusError => new StatusError(badRequestStatus(message));
@@ -13,6 +13,17 @@ export const badRequest = (message: string): StatusError => new StatusError(badR
  */
 export const genericInvalid = (): StatusError =>
   new StatusError(failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
+
+/**
+ * 422 for a patched object the decoder refuses: NewInvalid with no kind and no name, on the field
+ * `patch`, whose value is the patched document (or, for a strategic merge patch, the patch).
+ */
+export function patchedObjectInvalid(value: string, why: string): StatusError {
+  const status = invalidStatus({ kind: '', group: '', name: '' }, [{ type: 'FieldValueInvalid', field: 'patch', value, detail: why }]);
+  // Go omits the empty kind.
+  delete status.details?.kind;
+  return new StatusError(status);
+}
 
 /** A plain Go error that reached the response writer unwrapped: 500 with no reason and no details. */
 export function unwrappedError(message: string): StatusError {

@@ -6,6 +6,7 @@ import { applyDefaults } from '../defaults/index.ts';
 import type { FeatureGates } from '../feature-gates.ts';
 import { randomSuffix } from '../meta/names.ts';
 import { builtinSchemaName, builtinSchemas } from '../openapi/builtin-schemas.ts';
+import { findTypeMismatch } from '../openapi/type-mismatch.ts';
 import { dropUnknownFields } from '../openapi/unknown-fields.ts';
 import { validateCreate, validateStatusUpdate, validateUpdate } from '../validation/index.ts';
 import type { ServiceAllocators } from './service-allocation.ts';
@@ -27,6 +28,11 @@ export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocator
     validateCreate: (object) => validateCreate(gvk, object),
     validateUpdate: (object, old) => validateUpdate(gvk, object, old),
     validateStatusUpdate: (object, old) => validateStatusUpdate(gvk, object, old),
-    ...(schemaName ? { dropUnknownFields: (object) => dropUnknownFields(builtinSchemas, schemaName, object) } : {}),
+    ...(schemaName
+      ? {
+          dropUnknownFields: (object) => dropUnknownFields(builtinSchemas, schemaName, object),
+          typeMismatch: (object) => findTypeMismatch(builtinSchemas, schemaName, object),
+        }
+      : {}),
   };
 }

@@ -82,6 +82,7 @@ function inViewShape(rules: KindRules, toView: (o: KubeObject) => KubeObject, to
     validateCreate: (object) => rules.validateCreate(toView(object)),
     validateUpdate: (object, old) => rules.validateUpdate(toView(object), toView(old)),
     validateStatusUpdate: (object, old) => rules.validateStatusUpdate(toView(object), toView(old)),
+    typeMismatch: (object) => rules.typeMismatch?.(toView(object)),
     dropUnknownFields(object) {
       const view = toView(object);
       const unknown = rules.dropUnknownFields?.(view) ?? [];

@@ -19,6 +19,8 @@ import {
   versionSchema,
 } from '../crd/index.ts';
 import { isJsonObject, jsonEqual, readPath, type KubeObject } from '../meta/object.ts';
+import { builtinSchemas, objectMetaName } from '../openapi/builtin-schemas.ts';
+import { findTypeMismatch } from '../openapi/type-mismatch.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validation/meta.ts';
 import { customResourceVerbs, defineResource } from './define.ts';
 import { makeStrategy, type KindRules } from './strategy.ts';
@@ -66,6 +68,8 @@ export function customResourceServing(crd: KubeObject): CustomResourceServing {
     const asServed = (object: KubeObject): KubeObject => ({ ...object, apiVersion: apiVersionOf(group, version) });
     const rules: KindRules = {
       applyDefaults: (object) => assignInPlace(object, applySchemaDefaults(schema, object)),
+      // The metadata of a custom resource is decoded by itself, as an ObjectMeta.
+      typeMismatch: (object) => findTypeMismatch(builtinSchemas, objectMetaName, object.metadata, { struct: 'ObjectMeta', field: '', path: '.metadata' }),
       dropUnknownFields(object) {
         const { object: pruned, unknownFields } = pruneUnknownFields(schema, object);
         assignInPlace(object, pruned);

@@ -4,6 +4,7 @@
 
 import type { FieldError } from '../errors.ts';
 import { jsonEqual, type KubeObject } from '../meta/object.ts';
+import type { TypeMismatch } from '../openapi/type-mismatch.ts';
 import type { ResourceStrategy, WriteContext } from './types.ts';
 
 /** Defaulting and validation of one kind, supplied by the validation/defaults modules or a CRD. */
@@ -13,6 +14,7 @@ export interface KindRules {
   validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
   validateStatusUpdate(object: KubeObject, old: KubeObject): FieldError[];
   dropUnknownFields?(object: KubeObject): string[];
+  typeMismatch?(object: KubeObject): TypeMismatch | undefined;
   warnings?(object: KubeObject): string[];
 }
 
@@ -132,6 +134,7 @@ export function makeStrategy(config: StrategyConfig): ResourceStrategy {
     validateUpdate: (object, old) => rules.validateUpdate(object, old),
     validateStatusUpdate: (object, old) => rules.validateStatusUpdate(object, old),
     ...(rules.dropUnknownFields ? { dropUnknownFields: (object: KubeObject) => rules.dropUnknownFields?.(object) ?? [] } : {}),
+    ...(rules.typeMismatch ? { typeMismatch: (object: KubeObject) => rules.typeMismatch?.(object) } : {}),
     ...(rules.warnings ? { warnings: (object: KubeObject) => rules.warnings?.(object) ?? [] } : {}),
     ...config.extras,
   };

@@ -4,6 +4,7 @@
 
 import type { FieldError } from '../errors.ts';
 import type { KubeObject } from '../meta/object.ts';
+import type { TypeMismatch } from '../openapi/type-mismatch.ts';
 
 export interface GroupVersionKind {
   group: string;
@@ -78,6 +79,8 @@ export interface ResourceStrategy {
    * and returns their paths, for fieldValidation Warn (warnings) and Strict (400).
    */
   dropUnknownFields?(object: KubeObject): string[];
+  /** The first value Go's decoder could not put into the kind's type (a number where a label's string goes). */
+  typeMismatch?(object: KubeObject): TypeMismatch | undefined;
   /**
    * Graceful deletion (pods): the grace period a DELETE grants, given the requested one; undefined
    * for kinds that are deleted at once.

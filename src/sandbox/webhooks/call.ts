@@ -12,6 +12,7 @@ import type { Clock } from '../meta/time.ts';
 import type { AdmissionAttributes } from '../apiserver/admission.ts';
 import type { Registry } from '../registry/registry.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
+import type { ClientCertificates } from './client-credentials.ts';
 import type { Webhook } from './configuration.ts';
 import { EndpointError, webhookTarget, type WebhookServiceAddresses } from './endpoint.ts';
 import type { Invocation } from './matching.ts';
@@ -32,6 +33,7 @@ export interface CallDependencies {
   clock: Clock;
   lookupService(namespace: string, name: string): KubeObject | undefined;
   serviceAddresses(): WebhookServiceAddresses;
+  clientCertificates: ClientCertificates;
 }
 
 export interface CallOutcome {
@@ -86,7 +88,8 @@ async function ask(deps: CallDependencies, invocation: Invocation, a: AdmissionA
   const uid = randomUUID();
   try {
     const target = webhookTarget(webhook, deps.lookupService, deps.serviceAddresses());
-    const reply = await postReview(target, JSON.stringify(admissionReview(version, uid, invocation, a, object, oldObject)), webhook.timeoutSeconds);
+    const clientCertificate = deps.clientCertificates(mutating ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook', target.hostPort);
+    const reply = await postReview({ ...target, ...(clientCertificate ? { clientCertificate } : {}) }, JSON.stringify(admissionReview(version, uid, invocation, a, object, oldObject)), webhook.timeoutSeconds);
     return parseAdmissionResponse(version, uid, mutating, reply.body, reply.contentType);
   } catch (err) {
     const reason = callFailureReason(err);

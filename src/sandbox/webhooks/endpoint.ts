@@ -41,6 +41,8 @@ function urlTarget(url: string, webhook: Webhook): WebhookTarget {
   const authority = slash < 0 ? rest : rest.slice(0, slash);
   const { host, port } = parseAuthority(authority);
   const path = requestPath(slash < 0 ? '' : rest.slice(slash), webhook.timeoutSeconds);
+  // net.JoinHostPort(u.Host, "443") when the URL names no port (which brackets a bracketed IPv6 host again).
+  const explicitPort = /^\[[^\]]*\]:\d+$|^[^:[\]]*:\d+$/.test(authority);
   return {
     url: `https://${authority}${path}`,
     dialHost: host,
@@ -49,6 +51,7 @@ function urlTarget(url: string, webhook: Webhook): WebhookTarget {
     path,
     hostHeader: authority,
     caBundle: webhook.caBundle,
+    hostPort: explicitPort ? authority : `${authority.includes(':') ? `[${authority}]` : authority}:443`,
   };
 }
 
@@ -93,5 +96,6 @@ export function webhookTarget(webhook: Webhook, lookupService: (namespace: strin
     path,
     hostHeader: authority,
     caBundle: webhook.caBundle,
+    hostPort: authority,
   };
 }

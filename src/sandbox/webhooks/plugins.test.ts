@@ -29,7 +29,7 @@ function setUp(webhooks: Record<string, unknown>[]) {
       ...w,
     })),
   });
-  return webhookAdmission({ store, registry, clock: Date.now, serviceAddresses: () => ({}) });
+  return webhookAdmission({ store, registry, clock: Date.now, serviceAddresses: () => ({}), clientCertificates: () => undefined });
 }
 
 const configMapCreate = (dryRun: boolean): AdmissionAttributes => ({

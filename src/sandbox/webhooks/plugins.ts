@@ -13,6 +13,7 @@ import type { Registry } from '../registry/registry.ts';
 import type { GroupVersionResource, ResourceDefinition } from '../registry/types.ts';
 import type { Store } from '../storage/store.ts';
 import { callMutatingWebhook, callValidatingWebhook, WebhookCallError, type CallDependencies, type CallOutcome } from './call.ts';
+import type { ClientCertificates } from './client-credentials.ts';
 import { WebhookSource, type Webhook } from './configuration.ts';
 import type { WebhookServiceAddresses } from './endpoint.ts';
 import { isExemptFromWebhooks, matchWebhook, type EquivalentResource, type Invocation, type MatchContext } from './matching.ts';
@@ -23,6 +24,8 @@ export interface WebhookAdmissionDependencies {
   clock: Clock;
   /** Read on every call, so the map may change while the sandbox runs. */
   serviceAddresses(): WebhookServiceAddresses;
+  /** The client certificate each plugin presents to a webhook host (--admission-control-config-file). */
+  clientCertificates: ClientCertificates;
 }
 
 export interface WebhookAdmission {
@@ -102,6 +105,7 @@ export function webhookAdmission(deps: WebhookAdmissionDependencies): WebhookAdm
     clock: deps.clock,
     lookupService: (namespace, name) => deps.store.get('services', objectKey(namespace, name))?.object,
     serviceAddresses: () => deps.serviceAddresses(),
+    clientCertificates: deps.clientCertificates,
   };
 
   async function mutatingRound(hooks: readonly Webhook[], a: AdmissionAttributes, reinvocation: Reinvocation, again: boolean, warnings: string[]): Promise<void> {

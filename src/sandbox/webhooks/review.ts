@@ -4,7 +4,7 @@
 // what it is. Failures of the checks are reasons for "received invalid webhook response".
 
 import { isJsonObject, type JsonObject, type KubeObject } from '../meta/object.ts';
-import { goJsonSyntaxError } from '../patch/index.ts';
+import { decodeGoJson, GoJsonSyntaxError } from '../patch/index.ts';
 import type { AdmissionAttributes } from '../apiserver/admission.ts';
 import type { Invocation } from './matching.ts';
 import { requestNamespace } from './matching.ts';
@@ -123,9 +123,10 @@ export function parseAdmissionResponse(version: ReviewVersion, uid: string, muta
   if (raw.length === 0) throw new UndecodableResponseError(`0-length response with status code: 200 and content type: ${contentType}`);
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new UndecodableResponseError(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(raw) ?? 'unexpected end of JSON input'}`);
+    body = decodeGoJson(raw);
+  } catch (err) {
+    if (!(err instanceof GoJsonSyntaxError)) throw err;
+    throw new UndecodableResponseError(`couldn't get version/kind; json parse error: ${err.message}`);
   }
   if (!isJsonObject(body)) throw new UndecodableResponseError(typeMetaDecodeError(goKind(body)));
   const response = decodeResponse(body);

@@ -1,5 +1,6 @@
 // One POST of an AdmissionReview to a webhook, as kube-apiserver's webhook client sends it: HTTPS
-// only (HTTP/1.1), the caBundle as the only trust root, the headers of a real call, a deadline of
+// only (HTTP/1.1), the caBundle as the only trust root, the client certificate the admission
+// configuration names for the host (./client-credentials.ts), the headers of a real call, a deadline of
 // timeoutSeconds for the whole exchange (announced as `?timeout=Ns`), and failures worded as Go's
 // net/http and client-go word them (`Post "URL": dial tcp ...: connect: connection refused`,
 // `context deadline exceeded`, `an error on the server (...) has prevented the request from succeeding`).
@@ -10,6 +11,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { isJsonObject } from '../meta/object.ts';
+import type { ClientCertificate } from './client-credentials.ts';
 import { bundleCertificates, verifyServerCertificate } from './tls-verification.ts';
 
 /** Where one webhook call goes. */
@@ -27,6 +29,10 @@ export interface WebhookTarget {
   hostHeader: string;
   /** PEM trust roots; undefined trusts the system's roots. */
   caBundle: string | undefined;
+  /** The name the webhook kubeconfig's users are matched against: `<service>.<namespace>.svc:<port>`, or the URL's host and port. */
+  hostPort: string;
+  /** Presented in the handshake when the server asks for one. */
+  clientCertificate?: ClientCertificate;
 }
 
 /** A failure to get a usable answer; `message` is the reason after "failed to call webhook: ". */
@@ -40,6 +46,25 @@ export interface WebhookReply {
 }
 
 const userAgent = 'kube-apiserver-admission';
+
+/** crypto/tls's names of the alerts OpenSSL calls otherwise (the rest are OpenSSL's, lowercased). */
+const goAlertNames: Readonly<Record<string, string>> = {
+  UNKNOWN_CA: 'unknown certificate authority',
+  CERTIFICATE_REVOKED: 'revoked certificate',
+  CERTIFICATE_EXPIRED: 'expired certificate',
+  CERTIFICATE_UNKNOWN: 'unknown certificate',
+  DECRYPT_ERROR: 'error decrypting message',
+  DECODE_ERROR: 'error decoding message',
+  PROTOCOL_VERSION: 'protocol version not supported',
+  INSUFFICIENT_SECURITY: 'insufficient security level',
+  BAD_RECORD_MAC: 'bad record MAC',
+};
+
+/** A TLS alert the webhook sent (a client certificate it refused, or none when it requires one), as Go's `remote error`. */
+function remoteAlert(code: string | undefined): string | undefined {
+  const alert = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(.+)$/.exec(code ?? '')?.[1];
+  return alert && `remote error: tls: ${goAlertNames[alert] ?? alert.toLowerCase().replaceAll('_', ' ')}`;
+}
 
 /** Go's dial error for a connect failure (Node's error carries the address tried). */
 function dialFailure(err: NodeJS.ErrnoException & { address?: string; port?: number }, target: WebhookTarget): string {
@@ -60,7 +85,7 @@ function dialFailure(err: NodeJS.ErrnoException & { address?: string; port?: num
       return 'EOF';
     default:
       if (/wrong version number|packet length too long|http request/i.test(err.message)) return 'http: server gave HTTP response to HTTPS client';
-      return err.message;
+      return remoteAlert(err.code) ?? err.message;
   }
 }
 
@@ -114,6 +139,7 @@ class VerifyingAgent extends Agent {
       port: target.dialPort,
       ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
       ...(this.#roots ? { ca: this.#roots.map((c) => c.toString()) } : {}),
+      ...(target.clientCertificate ?? {}),
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
     });
@@ -134,9 +160,9 @@ class VerifyingAgent extends Agent {
 const agents = new Map<string, VerifyingAgent>();
 const maxAgents = 64;
 
-/** The agent for the target's trust configuration; its caBundle is parsed once, when the agent is made. */
+/** The agent for the target's TLS configuration; its caBundle is parsed once, when the agent is made. */
 function agentFor(target: WebhookTarget): VerifyingAgent {
-  const key = JSON.stringify([target.dialHost, target.dialPort, target.serverName, target.caBundle ?? null]);
+  const key = JSON.stringify([target.dialHost, target.dialPort, target.serverName, target.caBundle ?? null, target.clientCertificate?.cert ?? null]);
   let agent = agents.get(key);
   if (agent) agents.delete(key);
   else {

@@ -4,7 +4,7 @@
 // here because the server reports them verbatim as an internal error.
 
 import { isJsonObject } from '../meta/object.ts';
-import { applyJsonPatch, goJsonSyntaxError } from '../patch/index.ts';
+import { applyJsonPatch, decodeGoJson, GoJsonSyntaxError } from '../patch/index.ts';
 
 /** The patch bytes are not a JSON patch document. */
 export class UndecodablePatchError extends Error {
@@ -22,9 +22,10 @@ const goKind = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v ==
 export function decodeWebhookPatch(bytes: Buffer): Record<string, unknown>[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new UndecodablePatchError(goJsonSyntaxError(bytes) ?? 'unexpected end of JSON input');
+    parsed = decodeGoJson(bytes);
+  } catch (err) {
+    if (!(err instanceof GoJsonSyntaxError)) throw err;
+    throw new UndecodablePatchError(err.message);
   }
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) throw new UndecodablePatchError(`json: cannot unmarshal ${goKind(parsed)} into Go value of type jsonpatch.Patch`);
