@@ -178,22 +178,18 @@ export const alreadyExistsStatus = (t: ResourceTarget): Status =>
 export const conflictStatus = (t: ResourceTarget, why = 'the object has been modified; please apply your changes to the latest version and try again'): Status =>
   failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(t)} "${t.name}": ${why}`, resourceDetails(t));
 
-export const badRequestStatus = (message: string): Status => failure(400, 'BadRequest', message, {});
+/** apimachinery's NewBadRequest: no details at all (a Status whose details are `{}` comes from elsewhere). */
+export const badRequestStatus = (message: string): Status => failure(400, 'BadRequest', message, undefined);
 
-export const goneStatus = (message: string): Status => failure(410, 'Expired', message, {});
-
-export const methodNotAllowedStatus = (message: string): Status => failure(405, 'MethodNotAllowed', message, {});
-
-export const unsupportedMediaTypeStatus = (contentType: string): Status =>
-  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${contentType}`, {});
+/** NewResourceExpired (410 Expired): no details either. */
+export const goneStatus = (message: string): Status => failure(410, 'Expired', message, undefined);
 
 export const internalErrorStatus = (message: string): Status =>
   failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 
+/** A Failure Status, its keys in the order Go writes them (details before code). */
 export function failure(code: number, reason: string, message: string, details: StatusDetails | undefined): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details) s.details = details;
-  return s;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
 
 /** A Status carried as an exception through the request path; the HTTP layer writes `status` as the body. */

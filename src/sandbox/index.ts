@@ -7,11 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin, type UserInfo } from './apiserver/admission.ts';
 import type { ServerContext } from './apiserver/context.ts';
+import { KubeletConnections } from './apiserver/kubelet-connections.ts';
 import { ListSnapshots } from './apiserver/list-snapshots.ts';
 import { LocalClient } from './apiserver/local-client.ts';
 import { WriteCounter } from './apiserver/metrics.ts';
 import { namespaceLifecycle } from './apiserver/namespace-lifecycle.ts';
-import type { Controller, ControllerContext } from './controllers/controller.ts';
+import type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
 import { crdController, type CustomResourceServer } from './controllers/crd-controller.ts';
 import { garbageCollector } from './controllers/garbage-collector.ts';
 import { namespaceController } from './controllers/namespace-controller.ts';
@@ -28,19 +29,19 @@ import { Registry } from './registry/registry.ts';
 import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
-import type { FeatureGates } from './feature-gates.ts';
+import type { ApiServerFeatureGates } from './feature-gates.ts';
 import { simulationControllers, type SimulationOptions } from './simulation.ts';
 import { loadClientCertificates, loadClientCertificatesFile, type ClientCertificates } from './webhooks/client-credentials.ts';
 import { webhookAdmission } from './webhooks/plugins.ts';
 import type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
-export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, UserInfo } from './apiserver/admission.ts';
+export type { AdmissionAttributes, ApiServerAdmissionOperation, AdmissionPlugin, UserInfo } from './apiserver/admission.ts';
 export type { LocalClient, LocalWatch, ObjectList, PatchKind, RequestOptions, ResourceRef } from './apiserver/local-client.ts';
 export type { WatchEvent } from './apiserver/request.ts';
-export type { Controller, ControllerContext } from './controllers/controller.ts';
+export type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
 export type { WriteLog, WriteRecord } from './storage/write-log.ts';
-export type { FeatureGates } from './feature-gates.ts';
+export type { ApiServerFeatureGates } from './feature-gates.ts';
 export type { SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 
@@ -68,7 +69,7 @@ export interface SandboxOptions {
   /** Simulate a cluster around the API server: workload controllers and nodes (scheduler + kubelet). */
   simulation?: SimulationOptions;
   /** Feature gates to turn on, e.g. `{ MaxUnavailableStatefulSet: true }`; the rest keep v1.32's defaults. */
-  featureGates?: FeatureGates;
+  featureGates?: ApiServerFeatureGates;
   /**
    * Where admission webhooks configured with `clientConfig.service` are served: `namespace/name`
    * (or `namespace/name:port`) → `https://host:port`. Read on every call (docs/sandbox-webhooks.md).
@@ -155,6 +156,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     admission,
     clock,
     writes,
+    kubelets: new KubeletConnections(),
     snapshots: new ListSnapshots(64, 5 * 60_000, clock),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     futureResourceVersionWaitMs: 3000,
@@ -201,7 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   runController(garbageCollector);
   runController(namespaceController({ caCertificate: certificates?.caCertificate ?? '' }));
   runController(crdController(crdServer));
-  for (const controller of options.simulation ? simulationControllers(options.simulation, featureGates) : []) runController(controller);
+  for (const controller of options.simulation ? simulationControllers(options.simulation, featureGates, ctx.kubelets) : []) runController(controller);
   for (const controller of options.controllers ?? []) runController(controller);
 
   const discovery = new DiscoveryDocuments(registry);

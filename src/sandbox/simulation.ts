@@ -9,10 +9,11 @@ import { daemonSetController } from './controllers/apps/daemonset-controller.ts'
 import { statefulSetController } from './controllers/apps/statefulset-controller.ts';
 import { jobController, type JobControllerOptions } from './controllers/batch/job-controller.ts';
 import { ttlAfterFinishedController } from './controllers/batch/ttl-after-finished-controller.ts';
-import type { Controller } from './controllers/controller.ts';
+import type { KubeletConnections } from './apiserver/kubelet-connections.ts';
+import type { Controller } from './controllers/in-process-controller.ts';
 import { endpointsController } from './controllers/endpoints-controller.ts';
 import { endpointSliceController } from './controllers/endpointslice-controller.ts';
-import type { FeatureGates } from './feature-gates.ts';
+import type { ApiServerFeatureGates } from './feature-gates.ts';
 import { nodeControllers, type KubeletOptions } from './nodes/index.ts';
 
 
@@ -34,9 +35,10 @@ export interface SimulationOptions {
   jobs?: JobControllerOptions;
 }
 
-export function simulationControllers(options: SimulationOptions, featureGates: FeatureGates = {}): Controller[] {
+/** The simulation's controllers; its kubelets register in `kubelets`, where the API server reaches them. */
+export function simulationControllers(options: SimulationOptions, featureGates: ApiServerFeatureGates, kubelets: KubeletConnections): Controller[] {
   const controllers: Controller[] = [];
-  controllers.push(...nodeControllers(options.nodes ?? 3, options.kubelet));
+  controllers.push(...nodeControllers(options.nodes ?? 3, options.kubelet, kubelets));
   if (options.controllers ?? true) {
     const batchPeriodMs = options.endpointUpdatesBatchPeriodMs ?? 250;
     controllers.push(statefulSetController(featureGates), daemonSetController, jobController(options.jobs), ttlAfterFinishedController);

@@ -276,6 +276,28 @@ describe('events', () => {
   });
 });
 
+describe('events written without a reporting instance', () => {
+  test('core/v1 shows reportingInstance "" (no omitempty); events.k8s.io/v1 leaves the key out', async () => {
+    // What the sandbox's controllers write: a core Event with a source but no reporting instance.
+    const created = await h.http('POST', `/api/v1/namespaces/${ns}/events`, {
+      metadata: { name: 'scaled' },
+      involvedObject: { kind: 'Deployment', name: 'd', namespace: ns },
+      reason: 'ScalingReplicaSet',
+      message: 'Scaled up replica set d-1 from 0 to 1',
+      source: { component: 'deployment-controller' },
+      reportingComponent: 'deployment-controller',
+      type: 'Normal',
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.reportingInstance, '');
+    const view = await h.http('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events/scaled`);
+    assert.equal('reportingInstance' in view.json, false);
+    assert.equal(view.json.reportingController, 'deployment-controller');
+    const listed = await h.http('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events?fieldSelector=metadata.name%3Dscaled`);
+    assert.equal('reportingInstance' in listed.json.items[0], false);
+  });
+});
+
 describe('Status error bodies', () => {
   test('404 NotFound names the resource (and group for non-core)', async () => {
     const res = await h.http('GET', `/api/v1/namespaces/${ns}/pods/nope`);

@@ -122,6 +122,29 @@ describe('DaemonSets on bare Node objects (no scheduler, no kubelet)', () => {
     await h.http('PATCH', '/api/v1/nodes/n3', { metadata: { labels: { disk: 'hdd' } }, spec: { taints: null } }, merge);
   });
 
+  test('a pod at the template generation counts as updated whatever its hash: adopted pods of an orphaning DaemonSet of the same generation stay', async () => {
+    // IsPodUpdated: the controller-revision-hash or, for compatibility, the pod-template-generation label.
+    await create(h, ns, daemonSet('heir', { podSpec: { nodeSelector: { disk: 'ssd' } } }));
+    const before = await eventually(async () => {
+      const found = await podsOf(h, ns, 'heir');
+      return found.length === 2 ? found : undefined;
+    });
+    await h.http('DELETE', dsPath(ns, 'heir'), { propagationPolicy: 'Orphan' });
+    await eventually(async () => ((await h.http('GET', dsPath(ns, 'heir'))).status === 404 && (await podsOf(h, ns, 'heir')).every((p) => !p.metadata.ownerReferences) ? true : undefined));
+    const heir = await create(h, ns, daemonSet('heir', { template: { annotations: { release: 'two' } }, podSpec: { nodeSelector: { disk: 'ssd' } } }));
+    const status = await eventually(async () => {
+      const s = (await getJson(h, dsPath(ns, 'heir'))).status;
+      return s?.observedGeneration === 1 && (await podsOf(h, ns, 'heir')).every((p) => p.metadata.ownerReferences?.[0]?.uid === heir.metadata.uid) ? s : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const after = await podsOf(h, ns, 'heir');
+    assert.deepEqual(after.map((p) => p.metadata.uid).sort(), before.map((p) => p.metadata.uid).sort(), 'adopted, not replaced');
+    const [revision] = (await getJson(h, `/apis/apps/v1/namespaces/${ns}/controllerrevisions?labelSelector=app%3Dheir`)).items.filter((r: Json) => r.metadata.ownerReferences?.[0]?.uid === heir.metadata.uid);
+    assert.ok(after.every((p) => p.metadata.labels['controller-revision-hash'] !== revision.metadata.labels['controller-revision-hash'] && p.metadata.labels['pod-template-generation'] === '1'));
+    assert.equal(status.updatedNumberScheduled, 2);
+    await h.http('DELETE', dsPath(ns, 'heir'));
+  });
+
   test('a failed daemon pod is deleted, with an event, and replaced', async () => {
     await create(h, ns, daemonSet('crash', { podSpec: { nodeSelector: { disk: 'hdd' } } }));
     const [pod] = await eventually(async () => {
@@ -225,6 +248,47 @@ describe('DaemonSets on simulated nodes', () => {
     assert.equal(replacement.metadata.annotations.release, 'two');
     assert.equal(replacement.metadata.labels['pod-template-generation'], '2');
     await eventually(async () => ((await statusOf('ondel')).updatedNumberScheduled === 1 ? true : undefined));
+  });
+
+  test('OnDelete, then RollingUpdate: the remaining old pods are replaced; kubectl rollout undo reuses the first revision', { skip: skipWithoutKubectl }, async () => {
+    await create(h, ns, daemonSet('switch', { spec: { updateStrategy: { type: 'OnDelete' } } }));
+    await rolledOut('switch');
+    const oldHash = await currentHash('switch');
+    await h.http('PATCH', dsPath(ns, 'switch'), { spec: { template: { metadata: { annotations: { release: 'two' } } } } }, merge);
+    await eventually(async () => ((await statusOf('switch')).observedGeneration === 2 ? true : undefined));
+    const hash = await currentHash('switch');
+    assert.notEqual(hash, oldHash);
+    const victim = (await podsOf(h, ns, 'switch')).find((p) => p.spec.nodeName === 'node-3');
+    await h.http('DELETE', `/api/v1/namespaces/${ns}/pods/${victim.metadata.name}`);
+    await eventually(async () => ((await revisionsByNode('switch', hash)).join() === 'node-1:old,node-2:old,node-3:new' ? true : undefined));
+    await eventually(async () => ((await statusOf('switch')).updatedNumberScheduled === 1 ? true : undefined));
+
+    // The strategy is not the template: the generation moves, the template generation stays 2.
+    await h.http('PATCH', dsPath(ns, 'switch'), { spec: { updateStrategy: { type: 'RollingUpdate' } } }, merge);
+    const rolled = await rolledOut('switch');
+    assert.equal(rolled.observedGeneration, 3);
+    const ds = await getJson(h, dsPath(ns, 'switch'));
+    assert.deepEqual(ds.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    assert.equal(ds.metadata.annotations['deprecated.daemonset.template.generation'], '2');
+    const pods = (await podsOf(h, ns, 'switch')).filter((p) => !p.metadata.deletionTimestamp);
+    assert.deepEqual(pods.map((p) => `${p.spec.nodeName}:${p.metadata.labels['controller-revision-hash']}:${p.metadata.labels['pod-template-generation']}`).sort(), [
+      `node-1:${hash}:2`,
+      `node-2:${hash}:2`,
+      `node-3:${hash}:2`,
+    ]);
+
+    const undo = await h.kubectl(['-n', ns, 'rollout', 'undo', 'daemonset/switch']);
+    assert.equal(undo.stdout, 'daemonset.apps/switch rolled back\n', undo.stderr);
+    await eventually(async () => ((await revisionsByNode('switch', oldHash)).join() === 'node-1:new,node-2:new,node-3:new' ? true : undefined), 10_000);
+    const revisions = (await getJson(h, `/apis/apps/v1/namespaces/${ns}/controllerrevisions?labelSelector=app%3Dswitch`)).items;
+    assert.deepEqual(revisions.map((r: Json) => [r.metadata.labels['controller-revision-hash'], r.revision]).sort((a: Json, b: Json) => a[1] - b[1]), [
+      [hash, 2],
+      [oldHash, 3],
+    ]);
+    // The template generation counts template changes (1, 2, and the undo 3), not the generation (4).
+    const rewound = (await podsOf(h, ns, 'switch')).filter((p) => !p.metadata.deletionTimestamp);
+    assert.ok(rewound.every((p) => p.metadata.labels['pod-template-generation'] === '3' && p.metadata.annotations?.release === undefined));
+    assert.equal((await getJson(h, dsPath(ns, 'switch'))).metadata.generation, 4);
   });
 
   test('kubectl rollout status, history and undo', { skip: skipWithoutKubectl }, async () => {

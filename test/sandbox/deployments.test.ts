@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
-import { fakeKubelet, getJson, replicaSets, watchStream, type Json, type WatchStream } from './workloads.ts';
+import { fakeKubelet, getJson, replicaSets, runningStatus, watchStream, type Json, type ReplicaSetState, type WatchStream } from './workloads.ts';
 
 let h: Harness;
 const kubelets: WatchStream[] = [];
@@ -312,6 +312,199 @@ describe('Deployment rollouts (pods made ready by a stand-in kubelet that can ho
         ['3', 2],
       ],
     );
+  });
+});
+
+describe('Deployment rollouts held and stepped (pods reported Ready by the test, as podops holds them)', () => {
+  const ns = 'held';
+  before(() => namespace(ns, false));
+
+  const isReady = (pod: Json): boolean => pod.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True') === true;
+  /** Reports every live pod of the namespace that is not Ready yet Running and Ready, as its kubelet would. */
+  const readyAll = async (): Promise<void> => {
+    for (const pod of (await getJson(h, `/api/v1/namespaces/${ns}/pods`)).items) {
+      if (pod.metadata.deletionTimestamp || isReady(pod)) continue;
+      await h.http('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, { status: runningStatus(true) }, merge);
+    }
+  };
+  const specSizes = async (): Promise<number[]> => (await replicaSets(h, ns)).map((r) => r.replicas);
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
+  const progressing = (d: Json): string => {
+    const c = d.status?.conditions?.find((x: Json) => x.type === 'Progressing');
+    return c ? `${c.status} ${c.reason}` : 'none';
+  };
+
+  /** The spec.replicas of the [old, new] ReplicaSets each time one changes, from a watch. */
+  const recordSizes = (oldName: string): { steps: number[][]; stop(): void } => {
+    const sizes = new Map<string, number>();
+    const steps: number[][] = [];
+    const stream = watchStream(h, `/apis/apps/v1/namespaces/${ns}/replicasets`, (_type, rs) => {
+      sizes.set(rs.metadata.name, rs.spec.replicas);
+      const newName = [...sizes.keys()].find((n) => n !== oldName);
+      const step = [sizes.get(oldName) ?? 0, newName ? (sizes.get(newName) ?? 0) : 0];
+      if (step.join() !== steps.at(-1)?.join()) steps.push(step);
+    });
+    return { steps, stop: () => stream.stop() };
+  };
+
+  test('paused with the template change: no new ReplicaSet; resumed: maxSurge 1 / maxUnavailable 0 one pod at a time; paused again: frozen; scaled while paused: in proportion', async () => {
+    await createDeployment(ns, deployment('hold', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    const first = await eventually(async () => {
+      const [only] = await replicaSets(h, ns);
+      return only?.status.replicas === 4 ? only : undefined;
+    });
+    await readyAll();
+    await rolledOut(ns, 'hold');
+    const conditions: string[] = [];
+    const deploymentWatch = watchStream(h, `${deploymentPath(ns)}?fieldSelector=metadata.name%3Dhold`, (_type, d) => {
+      if (progressing(d) !== conditions.at(-1)) conditions.push(progressing(d));
+    });
+    const sizes = recordSizes(first.name);
+
+    // The freeze comes in the same write as the template (what podops' mutating webhook does).
+    await patchDeployment(ns, 'hold', { spec: { paused: true, ...image('nginx:2').spec } });
+    const paused = await eventually(async () => {
+      const d = await getDeployment(ns, 'hold');
+      return d.status.observedGeneration === 2 ? d : undefined;
+    });
+    assert.equal(progressing(paused), 'Unknown DeploymentPaused');
+    assert.equal(paused.status.updatedReplicas, undefined, 'no ReplicaSet has the new template');
+    assert.equal(paused.metadata.annotations['deployment.kubernetes.io/revision'], '1');
+    await settle();
+    assert.deepEqual(await specSizes(), [4], 'no new ReplicaSet while paused');
+
+    // Resumed: the new ReplicaSet (revision 2) starts at maxSurge; the old one waits for it to be available.
+    await patchDeployment(ns, 'hold', { spec: { paused: false } });
+    await eventually(async () => ((await specSizes()).join() === '4,1' ? true : undefined));
+    await settle();
+    const [, second] = await replicaSets(h, ns);
+    assert.equal(second?.revision, '2');
+    assert.deepEqual(await specSizes(), [4, 1], 'the old ReplicaSet keeps its pods while the new pod is not available');
+    await readyAll();
+    await eventually(async () => ((await specSizes()).join() === '3,2' ? true : undefined));
+
+    // Paused again while the second new pod is not Ready: once it is, nothing moves.
+    await patchDeployment(ns, 'hold', { spec: { paused: true } });
+    await eventually(async () => (progressing(await getDeployment(ns, 'hold')) === 'Unknown DeploymentPaused' ? true : undefined));
+    await readyAll();
+    await eventually(async () => ((await getReplicaSet(ns, second?.name ?? '')).status.availableReplicas === 2 ? true : undefined));
+    await settle();
+    assert.deepEqual(await specSizes(), [3, 2], 'frozen where it was');
+
+    // Scaled while paused: 8 replicas, max 9, shared in proportion to each size against max-replicas 5.
+    await patchDeployment(ns, 'hold', { spec: { replicas: 8 } });
+    await eventually(async () => ((await specSizes()).join() === '5,4' ? true : undefined));
+    for (const rs of await replicaSets(h, ns)) {
+      const annotations = (await getReplicaSet(ns, rs.name)).metadata.annotations;
+      assert.equal(annotations['deployment.kubernetes.io/desired-replicas'], '8');
+      assert.equal(annotations['deployment.kubernetes.io/max-replicas'], '9');
+    }
+    await readyAll();
+    await eventually(async () => ((await getDeployment(ns, 'hold')).status.availableReplicas === 9 ? true : undefined));
+    await settle();
+    assert.deepEqual(await specSizes(), [5, 4]);
+
+    // Resumed: one old pod goes per new pod available, never more than 9 pods.
+    await patchDeployment(ns, 'hold', { spec: { paused: false } });
+    await eventually(async () => {
+      await readyAll();
+      const d = await getDeployment(ns, 'hold');
+      return d.status.observedGeneration === d.metadata.generation && d.status.updatedReplicas === 8 && d.status.availableReplicas === 8 && d.status.replicas === 8 ? true : undefined;
+    }, 10_000);
+    await eventually(async () => (progressing(await getDeployment(ns, 'hold')) === 'True NewReplicaSetAvailable' ? true : undefined));
+    sizes.stop();
+    deploymentWatch.stop();
+    assert.deepEqual(sizes.steps, [
+      [4, 0],
+      [4, 1],
+      [3, 1],
+      [3, 2],
+      [5, 2],
+      [5, 4],
+      [4, 4],
+      [4, 5],
+      [3, 5],
+      [3, 6],
+      [2, 6],
+      [2, 7],
+      [1, 7],
+      [1, 8],
+      [0, 8],
+    ]);
+    assert.deepEqual(conditions, [
+      'True NewReplicaSetAvailable',
+      'Unknown DeploymentPaused',
+      'Unknown DeploymentResumed',
+      'True ReplicaSetUpdated',
+      'Unknown DeploymentPaused',
+      'Unknown DeploymentResumed',
+      'True ReplicaSetUpdated',
+      'True NewReplicaSetAvailable',
+    ]);
+  });
+
+  test('paused for longer than progressDeadlineSeconds: no deadline while paused; after resume it counts from the resume', async () => {
+    await createDeployment(ns, deployment('patient', { replicas: 1, progressDeadlineSeconds: 1 }));
+    await eventually(async () => ((await replicaSets(h, ns)).some((r) => r.name.startsWith('patient-') && r.status.replicas === 1) ? true : undefined));
+    await readyAll();
+    await rolledOut(ns, 'patient');
+    await patchDeployment(ns, 'patient', { spec: { paused: true, ...image('nginx:2').spec } });
+    await eventually(async () => (progressing(await getDeployment(ns, 'patient')) === 'Unknown DeploymentPaused' ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(progressing(await getDeployment(ns, 'patient')), 'Unknown DeploymentPaused');
+    await patchDeployment(ns, 'patient', { spec: { paused: false } });
+    // Condition times have whole seconds: the deadline counts from the second of the resume.
+    const resumedSecond = Math.floor(Date.now() / 1000) * 1000;
+    // The new pod never becomes Ready: the deadline passes about a second after the resume.
+    const timedOut = await eventually(async () => {
+      const d = await getDeployment(ns, 'patient');
+      return progressing(d) === 'False ProgressDeadlineExceeded' ? d : undefined;
+    }, 6000);
+    assert.ok(Date.now() > resumedSecond + 1000, `timed out ${Date.now() - resumedSecond} ms after the second of the resume`);
+    assert.equal(timedOut.status.conditions.find((c: Json) => c.type === 'Progressing').message, `ReplicaSet "${(await replicaSets(h, ns)).filter((r) => r.name.startsWith('patient-'))[1]?.name}" has timed out progressing.`);
+  });
+
+  test('a change of maxSurge or maxUnavailable mid-rollout applies at the next sync', async () => {
+    await createDeployment(ns, deployment('retune', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    const mine = async (): Promise<ReplicaSetState[]> => (await replicaSets(h, ns)).filter((r) => r.name.startsWith('retune-'));
+    const [first] = await eventually(async () => {
+      const sets = await mine();
+      return sets[0]?.status.replicas === 4 ? sets : undefined;
+    });
+    await readyAll();
+    await rolledOut(ns, 'retune');
+    const sizes = async (): Promise<string> => (await mine()).map((r) => r.replicas).join();
+    // The new pods never become Ready from here on.
+    await patchDeployment(ns, 'retune', image('nginx:2'));
+    await eventually(async () => ((await sizes()) === '4,1' ? true : undefined));
+    await patchDeployment(ns, 'retune', { spec: { strategy: { rollingUpdate: { maxSurge: 3 } } } });
+    await eventually(async () => ((await sizes()) === '4,3' ? true : undefined));
+    // maxUnavailable 2: the old ReplicaSet gives up 2 available pods, the new one grows back to 7 in all.
+    await patchDeployment(ns, 'retune', { spec: { strategy: { rollingUpdate: { maxUnavailable: 2 } } } });
+    await eventually(async () => ((await sizes()) === '2,4' ? true : undefined));
+    await settle();
+    assert.equal(await sizes(), '2,4');
+    assert.equal((await getReplicaSet(ns, first?.name ?? '')).metadata.annotations['deployment.kubernetes.io/max-replicas'], '7');
+  });
+
+  test('while paused, a larger maxSurge is a scale: the room it makes is shared in proportion, the old ReplicaSet included', async () => {
+    // As upstream (kubernetes/kubernetes#115735): sync → scale treats the new allowance like a replicas change.
+    await createDeployment(ns, deployment('widen', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    const sizes = async (): Promise<string> => (await replicaSets(h, ns)).filter((r) => r.name.startsWith('widen-')).map((r) => r.replicas).join();
+    await eventually(async () => ((await sizes()) === '4' ? true : undefined));
+    await readyAll();
+    await rolledOut(ns, 'widen');
+    await patchDeployment(ns, 'widen', image('nginx:2'));
+    await eventually(async () => ((await sizes()) === '4,1' ? true : undefined));
+    await readyAll();
+    await eventually(async () => ((await sizes()) === '3,2' ? true : undefined));
+    await patchDeployment(ns, 'widen', { spec: { paused: true } });
+    await eventually(async () => (progressing(await getDeployment(ns, 'widen')) === 'Unknown DeploymentPaused' ? true : undefined));
+    await patchDeployment(ns, 'widen', { spec: { strategy: { rollingUpdate: { maxSurge: 3 } } } });
+    // 7 allowed, 5 there: old 3·7/5 → 4, new 2·7/5 → 3 (rounded half away from zero).
+    await eventually(async () => ((await sizes()) === '4,3' ? true : undefined));
+    await settle();
+    assert.equal(await sizes(), '4,3');
   });
 });
 

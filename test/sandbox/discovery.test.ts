@@ -69,6 +69,65 @@ describe('discovery', () => {
     });
   });
 
+  test('core/v1 lists the pods subresources, in the legacy and the aggregated documents', async () => {
+    const expected = [
+      ['attach', '', '', 'PodAttachOptions', ['create', 'get']],
+      ['binding', '', '', 'Binding', ['create']],
+      ['ephemeralcontainers', '', '', 'Pod', ['get', 'patch', 'update']],
+      ['eviction', 'policy', 'v1', 'Eviction', ['create']],
+      ['exec', '', '', 'PodExecOptions', ['create', 'get']],
+      ['log', '', '', 'Pod', ['get']],
+      ['portforward', '', '', 'PodPortForwardOptions', ['create', 'get']],
+      ['proxy', '', '', 'PodProxyOptions', ['create', 'delete', 'get', 'patch', 'update']],
+      ['status', '', '', 'Pod', ['get', 'patch', 'update']],
+    ];
+    const v1 = await h.http('GET', '/api/v1');
+    const legacy = v1.json.resources.filter((r: { name: string }) => r.name.startsWith('pods/'));
+    assert.deepEqual(
+      legacy.map((r: { name: string; group?: string; version?: string; kind: string; verbs: string[] }) => [r.name.slice(5), r.group ?? '', r.version ?? '', r.kind, r.verbs]),
+      expected,
+    );
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    const aggregated = await h.http('GET', '/api', undefined, { Accept: accept });
+    const pods = aggregated.json.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pods');
+    assert.deepEqual(
+      pods.subresources.map((s: { subresource: string; responseKind: { group: string; version: string; kind: string }; verbs: string[] }) => [
+        s.subresource,
+        s.responseKind.group,
+        s.responseKind.version,
+        s.responseKind.kind,
+        s.verbs,
+      ]),
+      expected,
+    );
+  });
+
+  test('/apis lists policy/v1, rbac.authorization.k8s.io/v1 and autoscaling v2 then v1, in the real order', async () => {
+    const groups = (await h.http('GET', '/apis')).json.groups as { name: string; versions: { groupVersion: string }[]; preferredVersion: { version: string } }[];
+    assert.deepEqual(
+      groups.map((g) => g.name),
+      ['apps', 'events.k8s.io', 'autoscaling', 'batch', 'policy', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'],
+    );
+    const autoscaling = groups.find((g) => g.name === 'autoscaling');
+    assert.deepEqual(autoscaling?.versions.map((v) => v.groupVersion), ['autoscaling/v2', 'autoscaling/v1']);
+    assert.equal(autoscaling?.preferredVersion.version, 'v2');
+    const names = async (path: string): Promise<string[]> => (await h.http('GET', path)).json.resources.map((r: { name: string }) => r.name);
+    assert.deepEqual(await names('/apis/policy/v1'), ['poddisruptionbudgets', 'poddisruptionbudgets/status']);
+    assert.deepEqual(await names('/apis/rbac.authorization.k8s.io/v1'), ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
+    assert.deepEqual(await names('/apis/autoscaling/v1'), ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']);
+    assert.deepEqual(await names('/apis/admissionregistration.k8s.io/v1'), [
+      'mutatingwebhookconfigurations',
+      'validatingadmissionpolicies',
+      'validatingadmissionpolicies/status',
+      'validatingadmissionpolicybindings',
+      'validatingwebhookconfigurations',
+    ]);
+    const hpas = (await h.http('GET', '/apis/autoscaling/v2')).json.resources as { name: string; storageVersionHash: string; shortNames: string[] }[];
+    const v1Hpas = (await h.http('GET', '/apis/autoscaling/v1')).json.resources as { name: string; storageVersionHash: string }[];
+    assert.deepEqual(hpas[0]?.shortNames, ['hpa']);
+    assert.equal(hpas[0]?.storageVersionHash, v1Hpas[0]?.storageVersionHash, 'one store, one hash');
+  });
+
   test('aggregated discovery answers kubectl’s Accept header', async () => {
     const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
     const res = await h.http('GET', '/apis', undefined, { Accept: accept });
@@ -126,9 +185,63 @@ describe('Table output', () => {
     assert.deepEqual(Object.keys(partial.json.items[0]), ['kind', 'apiVersion', 'metadata']);
     const yaml = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm`, undefined, { Accept: 'application/yaml' });
     assert.match(yaml.text, /^kind: ConfigMap\n/);
+  });
+
+  test('406 is a JSON Status: from route selection (details {}) or from the handler (no details)', async () => {
     const html = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { Accept: 'text/html' });
     assert.equal(html.status, 406);
-    assert.match(html.text, /^406: Not Acceptable/);
+    assert.equal(html.headers.get('content-type'), 'application/json');
+    assert.deepEqual(html.json, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '406: Not Acceptable',
+      reason: 'NotAcceptable',
+      details: {},
+      code: 406,
+    });
+    // Written as WriteRawJSON writes it: indented.
+    assert.match(html.text, /^\{\n {2}"kind": "Status",\n/);
+    const unknownAs = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { Accept: 'application/json;as=Unknown;v=v1;g=meta.k8s.io' });
+    assert.equal(unknownAs.status, 406);
+    assert.deepEqual(unknownAs.json, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      reason: 'NotAcceptable',
+      code: 406,
+    });
+  });
+
+  test('column types are the real printers\' (counts shown as strings where the printers say so)', async () => {
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 's' }, data: { k: 'dg==' } } });
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'sa' } } });
+    await core.createNamespacedEvent({
+      namespace: ns,
+      body: { metadata: { name: 'ev' }, involvedObject: { kind: 'Pod', name: 't1', namespace: ns }, reason: 'Tested', message: 'm', type: 'Normal' },
+    });
+    const types = async (path: string): Promise<[string, string, string][]> =>
+      (await h.http('GET', path, undefined, { Accept: tableAccept })).json.columnDefinitions.map((c: { name: string; type: string; format: string }) => [c.name, c.type, c.format]);
+    assert.deepEqual(await types(`/api/v1/namespaces/${ns}/configmaps`), [['Name', 'string', 'name'], ['Data', 'string', ''], ['Age', 'string', '']]);
+    assert.deepEqual(await types(`/api/v1/namespaces/${ns}/secrets`), [['Name', 'string', 'name'], ['Type', 'string', ''], ['Data', 'string', ''], ['Age', 'string', '']]);
+    assert.deepEqual(await types(`/api/v1/namespaces/${ns}/serviceaccounts`), [['Name', 'string', 'name'], ['Secrets', 'string', ''], ['Age', 'string', '']]);
+    assert.deepEqual((await types(`/api/v1/namespaces/${ns}/events`)).slice(-2), [['Count', 'string', ''], ['Name', 'string', 'name']]);
+    assert.deepEqual((await types(`/apis/apps/v1/namespaces/${ns}/deployments`)).slice(1, 4), [['Ready', 'string', ''], ['Up-to-date', 'string', ''], ['Available', 'string', '']]);
+    assert.deepEqual(await types(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`), [['Name', 'string', 'name'], ['Controller', 'string', ''], ['Revision', 'string', ''], ['Age', 'string', '']]);
+    assert.deepEqual((await types(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`)).map(([n, t]) => `${n}:${t}`), [
+      'Name:string',
+      'Min Available:string',
+      'Max Unavailable:string',
+      'Allowed Disruptions:integer',
+      'Age:string',
+    ]);
+    assert.deepEqual((await types('/apis/rbac.authorization.k8s.io/v1/clusterroles')).map(([n, t]) => `${n}:${t}`), ['Name:string', 'Created At:date']);
+    // The cells keep the numbers.
+    const cm = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm`, undefined, { Accept: tableAccept });
+    assert.equal(cm.json.rows[0].cells[1], 2);
   });
 });
 

@@ -36,7 +36,6 @@ const cannotBeHandled = (kind: string, why: string) => ({
   status: 'Failure',
   message: `${kind} in version "v1" cannot be handled as a ${kind}: ${why}`,
   reason: 'BadRequest',
-  details: {},
   code: 400,
 });
 

@@ -1,10 +1,12 @@
 // The Job and TTL-after-finished controllers (kube-controller-manager's, in the sandbox) on simulated
 // nodes, with the kubelet's container convention deciding how pods end (`sh -c "exit N"`, `sleep S`):
 // success with completions and parallelism, failure past backoffLimit, activeDeadlineSeconds,
-// ttlSecondsAfterFinished, suspend and resume, Indexed completion, the tracking finalizer, events.
-// The controller's 1 s batching and 10 s pod-failure back-off are shortened through the options.
+// ttlSecondsAfterFinished, suspend and resume, Indexed completion, the tracking finalizer, events;
+// deletion with its pods, and garbage collection of Jobs owned by ReplicaSets and ControllerRevisions
+// (deleted, or pruned by revisionHistoryLimit). The controller's 1 s batching and 10 s pod-failure
+// back-off are shortened through the options.
 
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startHarness, type Harness } from './harness.ts';
 import { getJson, type Json } from './workloads.ts';
@@ -114,6 +116,18 @@ test('failure: every failed pod counts, and past backoffLimit the Job gets Failu
   assert.ok((await eventsOf('bad')).includes('Warning BackoffLimitExceeded Job has reached the specified backoff limit'));
 });
 
+test('backoffLimit 0: the first failed pod fails the Job, FailureTarget before Failed', async () => {
+  await create(job('once', 'exit 1', { backoffLimit: 0 }));
+  const failed = await finished('once', 'Failed');
+  const exceeded = { status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+  assert.deepEqual(conditions(failed), [
+    { type: 'FailureTarget', ...exceeded },
+    { type: 'Failed', ...exceeded },
+  ]);
+  assert.equal(failed.status.failed, 1);
+  assert.equal((await podsOf('once')).length, 1, 'no retry');
+});
+
 test('activeDeadlineSeconds: the running pod is deleted and the Job fails with DeadlineExceeded', async () => {
   await create(job('slow', 'sleep 60', { activeDeadlineSeconds: 1 }));
   const failed = await finished('slow', 'Failed');
@@ -195,4 +209,91 @@ test('a pod failure policy: a FailJob rule fails the Job at once, with its messa
     { type: 'FailureTarget', status: 'True', reason: 'PodFailurePolicy', message },
     { type: 'Failed', status: 'True', reason: 'PodFailurePolicy', message },
   ]);
+});
+
+for (const propagationPolicy of ['Background', 'Foreground']) {
+  test(`deleting a running Job with propagationPolicy ${propagationPolicy} deletes its pods (their tracking finalizer removed)`, async () => {
+    const name = `del-${propagationPolicy.toLowerCase()}`;
+    await create(job(name, 'sleep 30', { parallelism: 2, completions: 2 }));
+    await eventually(async () => {
+      const pods = await podsOf(name);
+      return pods.length === 2 && pods.every((p) => p.status.phase === 'Running') ? true : undefined;
+    });
+    assert.equal((await h.http('DELETE', jobPath(name), { propagationPolicy })).status, 200);
+    await eventually(async () => ((await h.http('GET', jobPath(name))).status === 404 && (await podsOf(name)).length === 0 ? true : undefined));
+  });
+}
+
+describe('Jobs owned by a ReplicaSet or a ControllerRevision (as podops runs hooks at a rollout point)', () => {
+  const owned = (name: string, owner: Json, kind: string): Json => {
+    const body = job(name, 'sleep 30');
+    body.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind, name: owner.metadata.name, uid: owner.metadata.uid }];
+    return body;
+  };
+  const gone = (name: string): Promise<true> =>
+    eventually(async () => ((await h.http('GET', jobPath(name))).status === 404 && (await podsOf(name)).length === 0 ? true : undefined));
+  const createReplicaSet = async (name: string): Promise<Json> => {
+    const created = await h.http('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name },
+      spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    });
+    assert.equal(created.status, 201, created.text);
+    return created.json;
+  };
+  const running = (name: string): Promise<true> => eventually(async () => ((await podsOf(name)).some((p) => p.status.phase === 'Running') ? true : undefined));
+
+  test('deleting the owning ReplicaSet collects the Job and its pods', async () => {
+    const rs = await createReplicaSet('owner');
+    await create(owned('hook-rs', rs, 'ReplicaSet'));
+    await running('hook-rs');
+    await h.http('DELETE', `/apis/apps/v1/namespaces/${ns}/replicasets/owner`);
+    await gone('hook-rs');
+  });
+
+  test('a reference is checked where it points: the right uid under another name is a missing owner', async () => {
+    const rs = await createReplicaSet('named');
+    await create(owned('hook-misnamed', { metadata: { name: 'elsewhere', uid: rs.metadata.uid } }, 'ReplicaSet'));
+    await gone('hook-misnamed');
+  });
+
+  test('a ReplicaSet pruned by the Deployment\'s revisionHistoryLimit takes its Job with it', async () => {
+    const body = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'pruned' },
+      spec: { replicas: 0, revisionHistoryLimit: 0, selector: { matchLabels: { app: 'pruned' } }, template: { metadata: { labels: { app: 'pruned' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+    };
+    assert.equal((await h.http('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, body)).status, 201);
+    const [first] = await eventually(async () => {
+      const sets = (await getJson(h, `/apis/apps/v1/namespaces/${ns}/replicasets?labelSelector=app%3Dpruned`)).items;
+      return sets.length === 1 ? sets : undefined;
+    });
+    await create(owned('hook-rev1', first, 'ReplicaSet'));
+    await running('hook-rev1');
+    await h.http('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/pruned`, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }, merge);
+    await eventually(async () => ((await h.http('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/${first.metadata.name}`)).status === 404 ? true : undefined));
+    await gone('hook-rev1');
+  });
+
+  test('a ControllerRevision pruned by the StatefulSet\'s revisionHistoryLimit takes its Job with it', async () => {
+    const body = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'pruned' },
+      spec: { replicas: 0, serviceName: 'pruned', revisionHistoryLimit: 0, selector: { matchLabels: { app: 'pruned-sts' } }, template: { metadata: { labels: { app: 'pruned-sts' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+    };
+    assert.equal((await h.http('POST', `/apis/apps/v1/namespaces/${ns}/statefulsets`, body)).status, 201);
+    const revisions = `/apis/apps/v1/namespaces/${ns}/controllerrevisions`;
+    const [first] = await eventually(async () => {
+      const found = (await getJson(h, `${revisions}?labelSelector=app%3Dpruned-sts`)).items;
+      return found.length === 1 ? found : undefined;
+    });
+    await create(owned('hook-cr', first, 'ControllerRevision'));
+    await running('hook-cr');
+    await h.http('PATCH', `/apis/apps/v1/namespaces/${ns}/statefulsets/pruned`, { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }, merge);
+    await eventually(async () => ((await h.http('GET', `${revisions}/${first.metadata.name}`)).status === 404 ? true : undefined));
+    await gone('hook-cr');
+  });
 });

@@ -56,7 +56,6 @@ describe('past 10,000 levels: refused as Go refuses them', () => {
       status: 'Failure',
       message: `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth (${body.slice(0, 30)} ...)`,
       reason: 'BadRequest',
-      details: {},
       code: 400,
     });
   });

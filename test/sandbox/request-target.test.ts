@@ -38,7 +38,6 @@ const badName = (name: string, why: string) => ({
   status: 'Failure',
   message: `Name parameter invalid: ${JSON.stringify(name)}: ${why}`,
   reason: 'BadRequest',
-  details: {},
   code: 400,
 });
 

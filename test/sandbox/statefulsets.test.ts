@@ -313,6 +313,92 @@ describe('StatefulSets on simulated nodes', () => {
     assert.deepEqual(deletionOrder(h, 'part', sinceRv), ['part-4', 'part-3', 'part-2', 'part-1', 'part-1', 'part-0']);
   });
 
+  test('Parallel with a partition stepped down as podops steps it: each step updates from the highest ordinal, one pod at a time; raising it downgrades nothing, but a pod deleted below it comes back old', async () => {
+    const revisionOf = async (): Promise<Record<string, string>> => {
+      const { updateRevision } = await statusOf('step');
+      return Object.fromEntries((await podsOf(h, ns, 'step')).map((p) => [p.metadata.name, p.metadata.labels['controller-revision-hash'] === updateRevision ? 'new' : 'old']));
+    };
+    await create(h, ns, statefulSet('step', { spec: { replicas: 4, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 4 } } } }));
+    const before = await rolledOut('step', 4);
+    const sinceRv = h.sandbox.resourceVersion;
+
+    // partition = replicas: the template change makes the update revision and touches no pod.
+    await h.http('PATCH', setPath(ns, 'step'), { spec: { template: { metadata: { annotations: { release: 'two' } } } } }, merge);
+    const held = await eventually(async () => {
+      const s = await statusOf('step');
+      return s.observedGeneration === 2 ? s : undefined;
+    });
+    assert.notEqual(held.updateRevision, before.currentRevision);
+    assert.deepEqual(held, { observedGeneration: 2, replicas: 4, readyReplicas: 4, currentReplicas: 4, currentRevision: before.currentRevision, updateRevision: held.updateRevision, collisionCount: 0, availableReplicas: 4 });
+    assert.deepEqual((await revisionsOf(h, ns, 'step')).map((r) => [r.metadata.name, r.revision]), [[before.currentRevision, 1], [held.updateRevision, 2]]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(deletionOrder(h, 'step', sinceRv), []);
+
+    // Partition 2: ordinals 3 then 2, one at a time even under Parallel.
+    await h.http('PATCH', setPath(ns, 'step'), { spec: { updateStrategy: { rollingUpdate: { partition: 2 } } } }, merge);
+    const two = await eventually(async () => {
+      const s = await statusOf('step');
+      return s.updatedReplicas === 2 && s.availableReplicas === 4 ? s : undefined;
+    });
+    assert.deepEqual(two, { observedGeneration: 3, replicas: 4, readyReplicas: 4, currentReplicas: 2, updatedReplicas: 2, currentRevision: before.currentRevision, updateRevision: held.updateRevision, collisionCount: 0, availableReplicas: 4 });
+    assert.deepEqual(deletionOrder(h, 'step', sinceRv), ['step-3', 'step-2']);
+    assert.equal(mostUnavailable(h, 'step', sinceRv, [0, 1, 2, 3]), 1);
+    assert.deepEqual(await revisionOf(), { 'step-0': 'old', 'step-1': 'old', 'step-2': 'new', 'step-3': 'new' });
+
+    // Partition 3: step-2 keeps the update revision...
+    await h.http('PATCH', setPath(ns, 'step'), { spec: { updateStrategy: { rollingUpdate: { partition: 3 } } } }, merge);
+    await eventually(async () => ((await statusOf('step')).observedGeneration === 4 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await revisionOf(), { 'step-0': 'old', 'step-1': 'old', 'step-2': 'new', 'step-3': 'new' });
+    assert.deepEqual(deletionOrder(h, 'step', sinceRv), ['step-3', 'step-2']);
+    // ...until it is deleted: below the partition a pod is recreated at the current revision.
+    await h.http('DELETE', `/api/v1/namespaces/${ns}/pods/step-2`);
+    const back = await eventually(async () => {
+      const s = await statusOf('step');
+      return s.updatedReplicas === 1 && s.availableReplicas === 4 ? s : undefined;
+    });
+    assert.equal(back.currentReplicas, 3);
+    assert.deepEqual(await revisionOf(), { 'step-0': 'old', 'step-1': 'old', 'step-2': 'old', 'step-3': 'new' });
+
+    // Partition 0: the rest, highest first; then the current revision is the update revision.
+    await h.http('PATCH', setPath(ns, 'step'), { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } }, merge);
+    const done = await rolledOut('step', 4);
+    assert.deepEqual(done, { observedGeneration: 5, replicas: 4, readyReplicas: 4, currentReplicas: 4, updatedReplicas: 4, currentRevision: held.updateRevision, updateRevision: held.updateRevision, collisionCount: 0, availableReplicas: 4 });
+    // (the second step-2 is the deletion by hand above)
+    assert.deepEqual(deletionOrder(h, 'step', sinceRv), ['step-3', 'step-2', 'step-2', 'step-2', 'step-1', 'step-0']);
+    assert.equal(mostUnavailable(h, 'step', sinceRv, [0, 1, 2, 3]), 1);
+  });
+
+  test('OrderedReady with partition 32767: the template change makes revision 2 and no pod moves; currentRevision changes only once every pod is updated', async () => {
+    await create(h, ns, statefulSet('frozen', { spec: { replicas: 2, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 32767 } } } }));
+    const before = await rolledOut('frozen', 2);
+    const sinceRv = h.sandbox.resourceVersion;
+    await h.http('PATCH', setPath(ns, 'frozen'), { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } }, merge);
+    const held = await eventually(async () => {
+      const s = await statusOf('frozen');
+      return s.observedGeneration === 2 ? s : undefined;
+    });
+    assert.notEqual(held.updateRevision, before.currentRevision);
+    assert.equal(held.currentRevision, before.currentRevision);
+    assert.equal(held.updatedReplicas, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(deletionOrder(h, 'frozen', sinceRv), []);
+    assert.deepEqual((await podsOf(h, ns, 'frozen')).map((p) => [p.metadata.labels['controller-revision-hash'], p.spec.containers[0].image]), [
+      [before.currentRevision, 'nginx:1.27'],
+      [before.currentRevision, 'nginx:1.27'],
+    ]);
+    await h.http('PATCH', setPath(ns, 'frozen'), { spec: { updateStrategy: { rollingUpdate: { partition: 1 } } } }, merge);
+    const one = await eventually(async () => {
+      const s = await statusOf('frozen');
+      return s.updatedReplicas === 1 && s.readyReplicas === 2 ? s : undefined;
+    });
+    assert.equal(one.currentRevision, before.currentRevision, 'not every pod is updated yet');
+    await h.http('PATCH', setPath(ns, 'frozen'), { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } }, merge);
+    const done = await rolledOut('frozen', 2);
+    assert.equal(done.currentRevision, held.updateRevision);
+    assert.deepEqual(deletionOrder(h, 'frozen', sinceRv), ['frozen-1', 'frozen-0']);
+  });
+
   test('OrderedReady creates each pod only once its predecessor is Running and Ready, and scales down from the highest ordinal', async () => {
     await create(h, ns, statefulSet('ordered', { template: { annotations: { 'sandbox.podops.io/ready': 'false' } } }));
     await eventually(async () => ((await podsOf(h, ns, 'ordered'))[0]?.status.phase === 'Running' ? true : undefined));

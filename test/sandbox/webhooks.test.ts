@@ -135,6 +135,30 @@ describe('the AdmissionReview of each operation (I.1)', () => {
     });
   });
 
+  test('pod CREATE: mutating webhooks see the decoder\'s defaults but not PrepareForCreate\'s status; validating ones see both', async () => {
+    await namespace('wh-defaults');
+    const rule = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] };
+    // The mutating webhook gives the container a memory request: the QoS class is computed after it.
+    const request = [{ op: 'add', path: '/spec/containers/0/resources', value: { requests: { memory: '64Mi' } } }];
+    server.handle('/defaults-m', () => ({ allowed: true, patch: request }));
+    await withConfiguration('mutating', 'defaults-m', [hook('m.example.com', '/defaults-m', 'wh-defaults', rule)], async () => {
+      await withConfiguration('validating', 'defaults-v', [hook('v.example.com', '/defaults-v', 'wh-defaults', rule)], async () => {
+        const created = await createPod('wh-defaults', 'p1');
+        assert.equal(created.status, 201, created.text);
+        const mutating = server.reviews('/defaults-m')[0]?.review.request.object;
+        assert.deepEqual(mutating.status, {}, 'no phase and no qosClass before PrepareForCreate');
+        assert.equal(mutating.spec.restartPolicy, 'Always');
+        assert.equal(mutating.spec.dnsPolicy, 'ClusterFirst');
+        assert.equal(mutating.spec.terminationGracePeriodSeconds, 30);
+        assert.equal(mutating.spec.containers[0].imagePullPolicy, 'IfNotPresent');
+        assert.equal(mutating.spec.serviceAccountName, 'default', 'the ServiceAccount plugin runs before the webhooks');
+        const validating = server.reviews('/defaults-v')[0]?.review.request.object;
+        assert.deepEqual(validating.status, { phase: 'Pending', qosClass: 'Burstable' });
+        assert.deepEqual(created.json.status, { phase: 'Pending', qosClass: 'Burstable' });
+      });
+    });
+  });
+
   test('UPDATE by merge PATCH: UpdateOptions, the new object at the old resourceVersion, the stored one as oldObject', async () => {
     await namespace('wh-upd');
     const created = await createPod('wh-upd', 'p1', { metadata: { labels: { a: '1' } } });

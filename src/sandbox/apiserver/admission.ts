@@ -5,7 +5,7 @@
 import type { JsonObject, KubeObject } from '../meta/object.ts';
 import type { GroupVersionKind, GroupVersionResource } from '../registry/types.ts';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+export type ApiServerAdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 export interface UserInfo {
   username: string;
@@ -14,7 +14,7 @@ export interface UserInfo {
 }
 
 export interface AdmissionAttributes {
-  readonly operation: AdmissionOperation;
+  readonly operation: ApiServerAdmissionOperation;
   readonly kind: GroupVersionKind;
   readonly resource: GroupVersionResource;
   readonly subresource: string | undefined;

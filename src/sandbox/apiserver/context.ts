@@ -4,6 +4,7 @@ import type { Clock } from '../meta/time.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { AdmissionChain } from './admission.ts';
+import type { KubeletConnections } from './kubelet-connections.ts';
 import type { ListSnapshots } from './list-snapshots.ts';
 import type { WriteCounter } from './metrics.ts';
 
@@ -13,6 +14,8 @@ export interface ServerContext {
   readonly admission: AdmissionChain;
   readonly clock: Clock;
   readonly writes: WriteCounter;
+  /** The nodes' kubelets, for pods/log. */
+  readonly kubelets: KubeletConnections;
   readonly snapshots: ListSnapshots;
   /** Periodic watch bookmarks, in milliseconds. */
   readonly bookmarkIntervalMs: number;

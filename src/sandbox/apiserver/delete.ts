@@ -53,8 +53,11 @@ function finalizersForPolicy(def: ResourceDefinition, finalizers: readonly strin
 const sameList = (a: readonly string[] | undefined, b: readonly string[]): boolean =>
   (a ?? []).length === b.length && (a ?? []).every((v, i) => v === b[i]);
 
-/** Deletes (or starts deleting) one object. */
-export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: string, options: DeleteOptions): Promise<DeleteOutcome> {
+/**
+ * Deletes (or starts deleting) one object. `admit`: whether the deletion passes admission, as a DELETE
+ * request does (a registry deleting on its own behalf, such as an eviction, calls the store directly).
+ */
+export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: string, options: DeleteOptions, admit = true): Promise<DeleteOutcome> {
   const { def } = req;
   const key = requestKey(req, name);
   for (let retry = 0; retry < 16; retry++) {
@@ -89,7 +92,7 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
       def.strategy.beginDeletion(object, now);
       meta.finalizers = finalizersForPolicy(def, meta.finalizers ?? [], options);
       if (!meta.finalizers.length) delete meta.finalizers;
-      const warnings = await admitDelete(ctx, req, current, options, requestedGrace);
+      const warnings = admit ? await admitDelete(ctx, req, current, options, requestedGrace) : [];
       return { ...writePending(ctx, req, entry.key, entry.rv, object, options), warnings };
     }
     if (def.strategy.gracePeriod) {
@@ -122,7 +125,7 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
     // the stored object; deleting from storage runs it again against the object as it then is.
     const updatesFirst = graceful || (current.metadata.finalizers ?? []).length > 0 || !sameList(current.metadata.finalizers, finalizers);
     const grace = graceful ? meta.deletionGracePeriodSeconds : requestedGrace;
-    const warnings = await admitDelete(ctx, req, current, options, grace);
+    const warnings = admit ? await admitDelete(ctx, req, current, options, grace) : [];
     if (!sameList(meta.finalizers, finalizers)) {
       meta.finalizers = finalizers;
       changed = true;
@@ -153,7 +156,7 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
         delete meta.resourceVersion;
         last = ctx.store.update(def.storageKey, entry.key, object, entry.rv);
       }
-      if (updatesFirst) await recordWarnings(warnings, admitDelete(ctx, req, last.object, options, grace));
+      if (updatesFirst && admit) await recordWarnings(warnings, admitDelete(ctx, req, last.object, options, grace));
       return { state: 'deleted', object: ctx.store.delete(def.storageKey, entry.key, last.rv), warnings };
     } catch (err) {
       if (err instanceof StorageError && err.code === 'conflict') continue;

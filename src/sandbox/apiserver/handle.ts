@@ -9,6 +9,9 @@ import { createObject, updateObject } from './create-update.ts';
 import { deleteOne } from './delete.ts';
 import { parseDeleteOptions, parseListOptions } from './options.ts';
 import { patchObject } from './patch.ts';
+import { createEviction } from './eviction.ts';
+import { connectPod, connectSubresources } from './pod-connect.ts';
+import { podLogs } from './pod-logs.ts';
 import { getObject, listObjects, toView } from './read.ts';
 import type { ApiRequest, ApiResult, ListResult } from './request.ts';
 import { writeVerbs } from './request.ts';
@@ -30,7 +33,7 @@ function checkSubresource(req: ApiRequest): void {
   if (subresource === 'status' && def.strategy.hasStatusSubresource) return;
   if (subresource === 'scale' && def.scale) return;
   if (subresource === 'finalize' && def.strategy.prepareForFinalizeUpdate) return;
-  if (subresource === 'binding' && def.binding) return;
+  if (def.subresources.some((s) => s.name === subresource)) return;
   // A custom resource without the subresource answers as if the object were missing.
   if (def.custom) throw new StatusError(notFoundStatus(targetOf(def, req.name)));
   throw notFoundPath();
@@ -50,9 +53,13 @@ export async function handleRequest(ctx: ServerContext, req: ApiRequest): Promis
 
 async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
   const sub = req.subresource;
+  const handled = req.def.subresources.find((s) => s.name === sub);
+  if (handled && !handled.verbs.includes(req.verb)) throw methodNotAllowed();
+  if (sub && connectSubresources.has(sub)) return connectPod(ctx, req);
   switch (req.verb) {
     case 'get':
-      if (sub === 'binding') throw methodNotAllowed();
+      if (sub === 'log') return podLogs(ctx, req);
+      if (sub === 'finalize') throw methodNotAllowed();
       return sub === 'scale' ? getScale(ctx, req) : getObject(ctx, req);
     case 'list':
       return listObjects(ctx, req);
@@ -60,15 +67,15 @@ async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
       return watchObjects(ctx, req);
     case 'create':
       if (sub === 'binding') return createBinding(ctx, req);
+      if (sub === 'eviction') return createEviction(ctx, req);
       if (sub || req.name) throw methodNotAllowed();
       return createObject(ctx, req);
     case 'update':
       if (sub === 'scale') return writeScale(ctx, req, 'update');
-      if (sub === 'finalize' || sub === 'status' || !sub) return updateObject(ctx, req);
-      throw methodNotAllowed();
+      return updateObject(ctx, req);
     case 'patch':
       if (sub === 'scale') return writeScale(ctx, req, 'patch');
-      if (sub === 'finalize' || sub === 'binding') throw methodNotAllowed();
+      if (sub === 'finalize') throw methodNotAllowed();
       return patchObject(ctx, req);
     case 'delete':
       if (sub) throw methodNotAllowed();

@@ -2,7 +2,7 @@
 // DeleteOptions, ListOptions), validated with the real server's messages. Options errors name the
 // options kind (`CreateOptions.meta.k8s.io "" is invalid: …`) and render values as Go does.
 
-import { failure, StatusError, type StatusCause } from '../errors.ts';
+import { badRequestStatus, failure, StatusError, type StatusCause } from '../errors.ts';
 import { isJsonObject } from '../meta/object.ts';
 import { reasonlessFailure } from './status.ts';
 
@@ -92,7 +92,7 @@ export function parseDeleteOptions(query: URLSearchParams, body: unknown): Delet
   if (graceQuery !== null && graceQuery !== '') {
     gracePeriodSeconds = Number(graceQuery);
     if (!Number.isInteger(gracePeriodSeconds)) {
-      throw new StatusError(failure(400, 'BadRequest', `invalid value for gracePeriodSeconds: ${graceQuery}`, {}));
+      throw new StatusError(badRequestStatus(`invalid value for gracePeriodSeconds: ${graceQuery}`));
     }
   } else if (typeof fromBody.gracePeriodSeconds === 'number') {
     gracePeriodSeconds = fromBody.gracePeriodSeconds;
@@ -188,7 +188,7 @@ export function parseListOptions(query: URLSearchParams, watchFromPath: boolean)
   }
   if (causes.length) throw invalidOptions('ListOptions', causes);
   if (continueToken && rv && rv !== '0' && !watch) {
-    throw new StatusError(failure(400, 'BadRequest', 'specifying resource version is not allowed when using continue', {}));
+    throw new StatusError(badRequestStatus('specifying resource version is not allowed when using continue'));
   }
   return {
     resourceVersion: rv,

@@ -2,7 +2,7 @@
 // version, limit ignored); unset reads the latest; an exact version must still be available;
 // a future version waits briefly and then answers 504; limit/continue pages stay consistent.
 
-import { failure, notFoundStatus, StatusError } from '../errors.ts';
+import { failure, goneStatus, notFoundStatus, StatusError } from '../errors.ts';
 import type { KubeObject } from '../meta/object.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
 import type { StoredEntry } from '../storage/store.ts';
@@ -66,7 +66,7 @@ export async function waitForResourceVersion(ctx: ServerContext, rv: number): Pr
 }
 
 const listTooOld = (): StatusError =>
-  new StatusError(failure(410, 'Expired', 'The resourceVersion for the provided list is too old.', {}));
+  new StatusError(goneStatus('The resourceVersion for the provided list is too old.'));
 
 const continueTooOld = (token: string): StatusError => {
   const status = failure(

@@ -26,6 +26,8 @@ export interface ApiRequest {
   userAgent: string | undefined;
   /** Set by the HTTP layer when the body repeated a JSON key (strict decoding rejects it). */
   duplicateFields?: string[];
+  /** An HTTP upgrade request (`Connection: Upgrade`), as exec, attach and portforward need. */
+  upgrade?: boolean;
 }
 
 /** A single object; `entry` lets the HTTP layer reuse the stored serialization. */
@@ -78,4 +80,22 @@ export interface WatchResult {
   warnings: string[];
 }
 
-export type ApiResult = ObjectResult | ListResult | StatusResult | WatchResult;
+/** Where a stream's bytes go; `write` returns false once the client has gone. */
+export interface StreamSink {
+  write(text: string): boolean;
+  end(): void;
+}
+
+/** A body written as it comes (pods/log), chunked. */
+export interface StreamResult {
+  type: 'stream';
+  contentType: string;
+  /**
+   * Starts writing into the sink; returns a function that stops (the client went away). Absent when
+   * there is no stream at all: 204 No Content, as StreamObject answers a nil stream.
+   */
+  start?: (sink: StreamSink) => () => void;
+  warnings: string[];
+}
+
+export type ApiResult = ObjectResult | ListResult | StatusResult | WatchResult | StreamResult;

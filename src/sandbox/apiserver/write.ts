@@ -3,14 +3,14 @@
 // read-modify-write against the store (GuaranteedUpdate: retried on a race unless the client gave a
 // resourceVersion precondition).
 
-import { alreadyExistsStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings } from '../errors.ts';
+import { alreadyExistsStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings, type FieldError } from '../errors.ts';
 import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
 import { generateNameFrom } from '../meta/names.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { apiVersionOf, type GroupVersionKind, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
 import { StorageError, type StoredEntry } from '../storage/store.ts';
 import { randomUUID } from 'node:crypto';
-import type { AdmissionAttributes, AdmissionOperation } from './admission.ts';
+import type { AdmissionAttributes, ApiServerAdmissionOperation } from './admission.ts';
 import type { ServerContext } from './context.ts';
 import { manageFieldsOnUpdate, type FieldManagerRequest } from './field-manager.ts';
 import { fieldManagerName } from '../patch/index.ts';
@@ -29,7 +29,7 @@ export const targetOf = (def: ResourceDefinition, name: string): { resource: str
 
 export function admissionAttributes(
   req: ApiRequest,
-  operation: AdmissionOperation,
+  operation: ApiServerAdmissionOperation,
   object: KubeObject | undefined,
   oldObject: KubeObject | undefined,
   dryRun: boolean,
@@ -225,7 +225,7 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   if (view && admitted.object) object = view.fold(admitted.object, object);
 
   beforeUpdate(def, req.subresource, object, current, wctx);
-  const errors = req.subresource === 'status' ? def.strategy.validateStatusUpdate(object, current) : def.strategy.validateUpdate(object, current);
+  const errors = validateUpdateOf(def, req.subresource, object, current);
   if (errors.length) throw withEarlierWarnings(invalidObject(def, name, errors), warnings);
   warnings.push(...(def.strategy.warnings?.(object) ?? []));
   await recordWarnings(warnings, ctx.admission.validate(view ? { ...admitted, object: view.view(object) } : attributes));
@@ -265,9 +265,19 @@ function beforeUpdate(def: ResourceDefinition, subresource: string | undefined, 
   if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   else delete meta.deletionGracePeriodSeconds;
   if (def.namespaced) meta.namespace = oldMeta.namespace;
-  if (subresource === 'status') def.strategy.prepareForStatusUpdate(object, old, wctx);
-  else if (subresource === 'finalize' && def.strategy.prepareForFinalizeUpdate) def.strategy.prepareForFinalizeUpdate(object, old);
-  else def.strategy.prepareForUpdate(object, old, wctx);
+  const { strategy } = def;
+  if (subresource === 'status') strategy.prepareForStatusUpdate(object, old, wctx);
+  else if (subresource === 'finalize' && strategy.prepareForFinalizeUpdate) strategy.prepareForFinalizeUpdate(object, old);
+  else if (subresource === 'ephemeralcontainers' && strategy.prepareForEphemeralContainersUpdate) strategy.prepareForEphemeralContainersUpdate(object, old);
+  else strategy.prepareForUpdate(object, old, wctx);
+}
+
+/** The strategy's update validation for the endpoint written to. */
+function validateUpdateOf(def: ResourceDefinition, subresource: string | undefined, object: KubeObject, old: KubeObject): FieldError[] {
+  const { strategy } = def;
+  if (subresource === 'status') return strategy.validateStatusUpdate(object, old);
+  if (subresource === 'ephemeralcontainers' && strategy.validateEphemeralContainersUpdate) return strategy.validateEphemeralContainersUpdate(object, old);
+  return strategy.validateUpdate(object, old);
 }
 
 /** A write that changes nothing but managedFields keeps the stored object and version, with no event. */

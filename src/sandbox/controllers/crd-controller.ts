@@ -7,8 +7,8 @@ import { StatusError } from '../errors.ts';
 import { isJsonObject, jsonEqual, readPath, type KubeObject } from '../meta/object.ts';
 import { crdCleanupFinalizer } from '../registry/crd-resource.ts';
 import { customResourceServing } from '../registry/custom-resources.ts';
-import type { Controller, ControllerContext } from './controller.ts';
-import { WorkQueue } from './work-queue.ts';
+import type { Controller, ControllerContext } from './in-process-controller.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const crdStorage = 'customresourcedefinitions.apiextensions.k8s.io';
@@ -70,7 +70,7 @@ export function crdController(server: CustomResourceServer): Controller {
         return true;
       };
 
-      const queue = new WorkQueue(async (name) => {
+      const queue = new SerialKeyQueue(async (name) => {
         const crd = ctx.store.get(crdStorage, name)?.object;
         if (!crd) return;
         if (crd.metadata.deletionTimestamp) {

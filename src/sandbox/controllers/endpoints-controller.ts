@@ -7,7 +7,7 @@
 
 import { StatusError } from '../errors.ts';
 import { jsonEqual, type JsonObject, type KubeObject } from '../meta/object.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './in-process-controller.ts';
 import {
   endpointHostname,
   findPort,
@@ -24,7 +24,7 @@ import {
   TriggerTimeTracker,
   watchServiceChanges,
 } from './endpoints-services.ts';
-import { WorkQueue } from './work-queue.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 const endpointsResource = { group: '', version: 'v1', resource: 'endpoints' };
 const overCapacityAnnotation = 'endpoints.kubernetes.io/over-capacity';
@@ -186,6 +186,6 @@ export const endpointsController = (batchPeriodMs = 0): Controller => ({
       else await ctx.client.create(endpointsResource, endpoints, { namespace });
     };
 
-    return watchServiceChanges(ctx, new WorkQueue(sync), batchPeriodMs);
+    return watchServiceChanges(ctx, new SerialKeyQueue(sync), batchPeriodMs);
   },
 });

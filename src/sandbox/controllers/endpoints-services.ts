@@ -6,9 +6,9 @@
 import { isJsonObject, jsonEqual, readPath, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp, parseTimestamp } from '../meta/time.ts';
 import type { StoreEvent } from '../storage/store.ts';
-import type { ControllerContext } from './controller.ts';
+import type { ControllerContext } from './in-process-controller.ts';
 import { DelayedKeys } from './delayed-keys.ts';
-import type { WorkQueue } from './work-queue.ts';
+import type { SerialKeyQueue } from './serial-key-queue.ts';
 
 export const lastChangeTriggerTimeAnnotation = 'endpoints.kubernetes.io/last-change-trigger-time';
 export const headlessServiceLabel = 'service.kubernetes.io/headless';
@@ -90,7 +90,7 @@ function servicesConcerned(ctx: ControllerContext, event: StoreEvent): string[] 
  * Feeds a controller's queue from the store: a Service's own change at once, a pod's change after the
  * batch period (kcm's --endpoint-updates-batch-period: changes within it make one sync). Returns the stop function.
  */
-export function watchServiceChanges(ctx: ControllerContext, queue: WorkQueue, batchPeriodMs: number, also?: (event: StoreEvent) => string | undefined): () => void {
+export function watchServiceChanges(ctx: ControllerContext, queue: SerialKeyQueue, batchPeriodMs: number, also?: (event: StoreEvent) => string | undefined): () => void {
   const delayed = new DelayedKeys((key) => queue.add(key));
   const unsubscribe = ctx.subscribe((event) => {
     for (const key of servicesConcerned(ctx, event)) {

@@ -8,7 +8,7 @@
 
 import { StatusError } from '../errors.ts';
 import { jsonEqual, type JsonObject, type KubeObject } from '../meta/object.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './in-process-controller.ts';
 import {
   endpointHostname,
   findPort,
@@ -24,7 +24,7 @@ import {
   TriggerTimeTracker,
   watchServiceChanges,
 } from './endpoints-services.ts';
-import { WorkQueue } from './work-queue.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 const slicesResource = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' };
 const sliceStorage = 'endpointslices.discovery.k8s.io';
@@ -202,7 +202,7 @@ export const endpointSliceController = (batchPeriodMs = 0): Controller => ({
     };
 
     // A managed slice changed or removed by someone else is put back.
-    return watchServiceChanges(ctx, new WorkQueue(sync), batchPeriodMs, (event) => {
+    return watchServiceChanges(ctx, new SerialKeyQueue(sync), batchPeriodMs, (event) => {
       if (event.resource !== sliceStorage || event.object.metadata.labels?.[managedByLabel] !== controllerName) return undefined;
       const service = event.object.metadata.labels[serviceNameLabel];
       return service ? `${event.object.metadata.namespace}/${service}` : undefined;

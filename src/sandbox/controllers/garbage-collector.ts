@@ -5,11 +5,11 @@
 // and writes only through the API.
 
 import { StatusError } from '../errors.ts';
-import type { KubeObject, OwnerReference } from '../meta/object.ts';
+import { objectKey, type KubeObject, type OwnerReference } from '../meta/object.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import type { StoreEvent } from '../storage/store.ts';
-import { followStore, type Controller, type ControllerContext } from './controller.ts';
-import { WorkQueue } from './work-queue.ts';
+import { followStore, type Controller, type ControllerContext } from './in-process-controller.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 const orphanFinalizer = 'orphan';
 const foregroundFinalizer = 'foregroundDeletion';
@@ -71,12 +71,18 @@ export const garbageCollector: Controller = {
       throw err;
     };
 
-    /** The owner an ownerReference names, if it exists with that uid. */
-    const ownerState = (ref: OwnerReference): 'missing' | 'waiting' | 'solid' => {
-      const where = ctx.store.locateUid(ref.uid);
-      if (!where) return 'missing';
-      const owner = ctx.store.get(where.resource, where.key)?.object;
-      if (!owner) return 'missing';
+    /**
+     * isDangling: the owner is looked up where the reference says it is (its apiVersion and kind, its
+     * name, the dependent's namespace for a namespaced kind) and must have the reference's uid; an
+     * object with that uid elsewhere does not count. A kind the server does not serve, or a namespaced
+     * owner of a cluster-scoped dependent, cannot be checked, and the real collector then leaves the
+     * dependent alone.
+     */
+    const ownerState = (ref: OwnerReference, dependentNamespace: string | undefined): 'missing' | 'waiting' | 'solid' | 'unverifiable' => {
+      const def = ctx.registry.byKind(ref.apiVersion, ref.kind);
+      if (!def || (def.namespaced && !dependentNamespace)) return 'unverifiable';
+      const owner = ctx.store.get(def.storageKey, objectKey(def.namespaced ? dependentNamespace : undefined, ref.name))?.object;
+      if (!owner || owner.metadata.uid !== ref.uid) return 'missing';
       const fg = owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(foregroundFinalizer);
       return fg ? 'waiting' : 'solid';
     };
@@ -90,7 +96,8 @@ export const garbageCollector: Controller = {
       if (!owners.length) return;
       const finalizers = object.metadata.finalizers ?? [];
       if (object.metadata.deletionTimestamp && !finalizers.includes(foregroundFinalizer)) return;
-      const states = owners.map((o) => ({ ref: o, state: ownerState(o) }));
+      const states = owners.map((o) => ({ ref: o, state: ownerState(o, object.metadata.namespace) }));
+      if (states.some((s) => s.state === 'unverifiable')) return;
       const solid = states.filter((s) => s.state === 'solid');
       const dangling = states.filter((s) => s.state === 'missing');
       const waiting = states.filter((s) => s.state === 'waiting' && s.ref.blockOwnerDeletion === true);
@@ -171,8 +178,8 @@ export const garbageCollector: Controller = {
       if (!blocking.length) await removeFinalizer(def, object, foregroundFinalizer);
     };
 
-    const attempts = new WorkQueue(attemptToDelete);
-    const owners = new WorkQueue(processOwner);
+    const attempts = new SerialKeyQueue(attemptToDelete);
+    const owners = new SerialKeyQueue(processOwner);
 
     const observe = (event: StoreEvent): void => {
       const ref = refOf(event.resource, event.key);

@@ -7,8 +7,8 @@ import { StatusError } from '../errors.ts';
 import { isJsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { kubernetesFinalizer, specFinalizers } from '../registry/namespace-rules.ts';
-import type { Controller, ControllerContext } from './controller.ts';
-import { WorkQueue } from './work-queue.ts';
+import type { Controller, ControllerContext } from './in-process-controller.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 const namespaces = { group: '', version: 'v1', resource: 'namespaces' };
 
@@ -126,7 +126,7 @@ export function namespaceController(options: NamespaceControllerOptions): Contro
         return true;
       };
 
-      const queue = new WorkQueue(async (name) => {
+      const queue = new SerialKeyQueue(async (name) => {
         const ns = ctx.store.get('namespaces', name)?.object;
         if (!ns) return;
         if (!ns.metadata.deletionTimestamp) return populate(ns);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject } from '../meta/object.ts';
-import { applyDefaults, computePodQOS, restoreSystemMetadata, type DefaultsContext, type GroupVersionKind } from './index.ts';
+import { applyDefaults, computePodQOS, initialPodStatus, restoreSystemMetadata, type DefaultsContext, type GroupVersionKind } from './index.ts';
 import { defaultStatefulSet } from './workloads.ts';
 
 const gvk = (group: string, kind: string): GroupVersionKind => ({ group, version: 'v1', kind });
@@ -64,8 +64,9 @@ describe('N.4 pod defaults after a minimal create', () => {
     ]);
   });
 
-  test('status and metadata', () => {
-    assert.deepEqual(pod.status, { phase: 'Pending', qosClass: 'BestEffort' });
+  test('status and metadata: the decoded empty status until PrepareForCreate fills it', () => {
+    assert.deepEqual(pod.status, {});
+    assert.deepEqual(initialPodStatus(pod), { phase: 'Pending', qosClass: 'BestEffort' });
     assert.equal((pod.metadata as JsonObject).generation, undefined);
   });
 
@@ -82,14 +83,14 @@ describe('N.4 pod defaults after a minimal create', () => {
     const guaranteed = defaulted(POD, minimalPod('nginx', { resources: { limits: { cpu: '100m', memory: '10Mi' } } }));
     const c = ((guaranteed.spec as JsonObject).containers as JsonObject[])[0] as JsonObject;
     assert.deepEqual(c.resources, { limits: { cpu: '100m', memory: '10Mi' }, requests: { cpu: '100m', memory: '10Mi' } });
-    assert.deepEqual(guaranteed.status, { phase: 'Pending', qosClass: 'Guaranteed' });
+    assert.deepEqual(initialPodStatus(guaranteed), { phase: 'Pending', qosClass: 'Guaranteed' });
   });
 
   test('quantities are stored canonical; requests without limits are Burstable', () => {
     const burstable = defaulted(POD, minimalPod('nginx', { resources: { requests: { cpu: '0.5', memory: '1024Mi' } } }));
     const c = ((burstable.spec as JsonObject).containers as JsonObject[])[0] as JsonObject;
     assert.deepEqual(c.resources, { requests: { cpu: '500m', memory: '1Gi' } });
-    assert.equal((burstable.status as JsonObject).qosClass, 'Burstable');
+    assert.equal(initialPodStatus(burstable).qosClass, 'Burstable');
   });
 });
 
@@ -116,7 +117,7 @@ describe('pod admission details', () => {
 
   test('scheduling gates show as a PodScheduled=False condition', () => {
     const pod = defaulted(POD, { metadata: { name: 'p' }, spec: { schedulingGates: [{ name: 'example.com/gate' }], containers: [{ name: 'c', image: 'x' }] } });
-    assert.deepEqual((pod.status as JsonObject).conditions, [
+    assert.deepEqual(initialPodStatus(pod).conditions, [
       { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null, reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' },
     ]);
   });

@@ -2,8 +2,11 @@
 // create and update, plus what the strategies and built-in admission plugins add to a new object.
 // Pure: randomness and allocation come in through the context. The object is changed in place.
 
-import type { FeatureGates } from '../feature-gates.ts';
+import type { ApiServerFeatureGates } from '../feature-gates.ts';
 import { isJsonObject, type JsonObject } from '../meta/object.ts';
+import { storedVersion } from '../meta/stored-version.ts';
+import { defaultRoleBinding, defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding } from './access-kinds.ts';
+import { defaultHorizontalPodAutoscaler } from './autoscaling.ts';
 import { defaultPod } from './pod.ts';
 import { defaultService } from './service.ts';
 import {
@@ -20,6 +23,7 @@ import { defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, def
 
 export { restoreSystemMetadata } from './metadata.ts';
 export { computePodQOS, type QOSClass } from './qos.ts';
+export { initialPodStatus } from './pod.ts';
 
 export interface GroupVersionKind {
   group: string;
@@ -38,7 +42,7 @@ export interface DefaultsContext {
   allocateNodePort?: () => number;
   /** The stored object, on update (services keep their allocations, DaemonSets count templates). */
   old?: unknown;
-  featureGates?: FeatureGates;
+  featureGates?: ApiServerFeatureGates;
 }
 
 type Defaulter = (obj: JsonObject, ctx: DefaultsContext, old: JsonObject | undefined) => void;
@@ -60,16 +64,22 @@ const defaulters: Record<string, Defaulter> = {
   'discovery.k8s.io/EndpointSlice': (o) => defaultEndpointSlice(o),
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, 'mutating'),
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, 'validating'),
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': (o) => defaultValidatingAdmissionPolicy(o),
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': (o) => defaultValidatingAdmissionPolicyBinding(o),
+  'rbac.authorization.k8s.io/RoleBinding': (o) => defaultRoleBinding(o),
+  'rbac.authorization.k8s.io/ClusterRoleBinding': (o) => defaultRoleBinding(o),
+  'autoscaling/HorizontalPodAutoscaler': (o) => defaultHorizontalPodAutoscaler(o),
 };
 
 /**
  * Applies the real server's defaults for the kind to `obj` (mutated in place). Call it on a create
  * after the name is generated and metadata.uid is set (a Job's generated selector uses both), and
- * before validation. On create it also sets the initial status of Pods, Services and Namespaces.
- * Kinds without defaults are left unchanged.
+ * before validation. On create it also sets the initial status of Services and Namespaces (a Pod's
+ * is set later, by `initialPodStatus`, as the pod strategy's PrepareForCreate sets it after mutating
+ * admission). Kinds without defaults are left unchanged.
  */
 export function applyDefaults(gvk: GroupVersionKind, obj: unknown, ctx: DefaultsContext): void {
-  if (!isJsonObject(obj) || gvk.version !== 'v1') return;
+  if (!isJsonObject(obj) || gvk.version !== storedVersion(gvk.group, gvk.kind)) return;
   const defaulter = defaulters[`${gvk.group}/${gvk.kind}`];
   defaulter?.(obj, ctx, isJsonObject(ctx.old) ? ctx.old : undefined);
 }

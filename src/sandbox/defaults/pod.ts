@@ -1,6 +1,7 @@
 // Pod defaults: the versioned defaulters of a PodSpec (also applied to every pod template), the
 // pod-only ones, and what the built-in admission plugins add to a pod (ServiceAccount token volume,
-// Priority, DefaultTolerationSeconds) plus the initial status PrepareForCreate sets.
+// Priority, DefaultTolerationSeconds), all before mutating webhooks; and the initial status the
+// strategy's PrepareForCreate sets after them.
 
 import { isJsonObject, type JsonObject } from '../meta/object.ts';
 import { formatQuantity, parseQuantity, roundUpToMilli } from '../validation/quantity.ts';
@@ -230,8 +231,13 @@ function admitDefaultTolerations(spec: JsonObject): void {
   (spec.tolerations as unknown[]).push(...added);
 }
 
-/** PrepareForCreate: a new pod is Pending with its QoS class; scheduling gates show as a condition. */
-function initialStatus(spec: JsonObject): JsonObject {
+/**
+ * The pod strategy's PrepareForCreate, after mutating admission: a new pod is Pending with the QoS
+ * class of its (possibly mutated) spec; scheduling gates show as a condition. Whatever status the
+ * client sent is replaced.
+ */
+export function initialPodStatus(pod: JsonObject): JsonObject {
+  const spec = isJsonObject(pod.spec) ? pod.spec : {};
   const status: JsonObject = { phase: 'Pending', qosClass: computePodQOS(spec) };
   if (childList(spec, 'schedulingGates').length > 0)
     status.conditions = [
@@ -252,7 +258,11 @@ export interface PodDefaultsContext {
   random: () => string;
 }
 
-/** Everything the real server adds to a pod on create (or, on update, the defaulters and DefaultTolerationSeconds). */
+/**
+ * What a pod has before mutating webhooks see it: the decoder's defaults and, on create, the built-in
+ * admission plugins that run before them (on update, the defaulters and DefaultTolerationSeconds).
+ * Go's PodStatus is a struct, so a decoded pod always has a status: the client's, or `{}`.
+ */
 export function defaultPod(pod: JsonObject, ctx: PodDefaultsContext): void {
   const spec = child(pod, 'spec');
   defaultPodOnly(spec);
@@ -262,5 +272,5 @@ export function defaultPod(pod: JsonObject, ctx: PodDefaultsContext): void {
     admitPriority(spec);
   }
   admitDefaultTolerations(spec);
-  if (ctx.operation === 'create') pod.status = initialStatus(spec);
+  if (ctx.operation === 'create') defaultField(pod, 'status', {});
 }

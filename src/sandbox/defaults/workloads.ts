@@ -1,7 +1,7 @@
 // Defaults of the workload kinds (apps/v1 and batch/v1 Job), including what their strategies add:
 // the DaemonSet template generation annotation and the Job's generated selector and labels.
 
-import type { FeatureGates } from '../feature-gates.ts';
+import type { ApiServerFeatureGates } from '../feature-gates.ts';
 import { isJsonObject, jsonEqual, type JsonObject } from '../meta/object.ts';
 import { JOB_LABELS } from '../validation/job.ts';
 import { canonicalizeResourceList, defaultPodTemplate } from './pod.ts';
@@ -55,7 +55,7 @@ function dropMaxUnavailable(spec: JsonObject, old: JsonObject | undefined): void
   delete rollingUpdate.maxUnavailable;
 }
 
-export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined, gates: FeatureGates = {}): void {
+export function defaultStatefulSet(obj: JsonObject, old: JsonObject | undefined, gates: ApiServerFeatureGates = {}): void {
   const spec = child(obj, 'spec');
   if (!gates.MaxUnavailableStatefulSet) dropMaxUnavailable(spec, old);
   defaultString(spec, 'podManagementPolicy', 'OrderedReady');

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Registry } from '../registry/registry.ts';
-import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
+import { apiVersionOf, type HandledSubresource, type ResourceDefinition } from '../registry/types.ts';
 
 export const serverVersion = {
   major: '1',
@@ -18,21 +18,13 @@ export const serverVersion = {
   platform: 'linux/amd64',
 };
 
-interface Subresource {
-  name: string;
-  group?: string;
-  version?: string;
-  kind: string;
-  verbs: string[];
-}
-
-function subresourcesOf(def: ResourceDefinition): Subresource[] {
-  const out: Subresource[] = [];
-  if (def.binding) out.push({ name: 'binding', kind: 'Binding', verbs: ['create'] });
+/** Every subresource of a resource, in name order as discovery lists them. */
+function subresourcesOf(def: ResourceDefinition): HandledSubresource[] {
+  const out: HandledSubresource[] = [...def.subresources];
   if (def.strategy.prepareForFinalizeUpdate) out.push({ name: 'finalize', kind: def.kind, verbs: ['update'] });
   if (def.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   if (def.strategy.hasStatusSubresource) out.push({ name: 'status', kind: def.kind, verbs: ['get', 'patch', 'update'] });
-  return out;
+  return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 function apiResources(defs: readonly ResourceDefinition[]): Record<string, unknown>[] {
@@ -54,7 +46,7 @@ function apiResources(defs: readonly ResourceDefinition[]): Record<string, unkno
       if (sub.group !== undefined) subEntry.group = sub.group;
       if (sub.version !== undefined) subEntry.version = sub.version;
       subEntry.kind = sub.kind;
-      subEntry.verbs = sub.verbs;
+      subEntry.verbs = [...sub.verbs];
       out.push(subEntry);
     }
   }
@@ -76,9 +68,8 @@ function aggregatedResource(def: ResourceDefinition): Record<string, unknown> {
   if (subs.length) {
     entry.subresources = subs.map((sub) => ({
       subresource: sub.name,
-      responseKind:
-        sub.group !== undefined ? { group: sub.group, version: sub.version, kind: sub.kind } : { ...responseKind },
-      verbs: sub.verbs,
+      responseKind: sub.group !== undefined ? { group: sub.group, version: sub.version, kind: sub.kind } : { ...responseKind, kind: sub.kind },
+      verbs: [...sub.verbs],
     }));
   }
   return entry;

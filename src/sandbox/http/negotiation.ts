@@ -28,8 +28,21 @@ function parseAccept(header: string): MediaRange[] {
     .filter((r) => r.type);
 }
 
-export const notAcceptableBody =
-  '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch';
+/** The media types of the API's serializer: what a resource route produces, and what the handlers name when none fits. */
+export const servedMediaTypes: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/**
+ * go-restful's route selection, which runs before any handler: some media type of `Accept` (parameters
+ * and quality dropped, compared exactly) must be one the route produces, or be `*\/*`; no header counts
+ * as `*\/*`. A route that fails it is a 406 with details `{}` (NewGenericServerResponse).
+ */
+export function routeAccepts(accept: string | undefined, produces: readonly string[]): boolean {
+  if (accept === undefined || accept === '') return true;
+  return accept.split(',').some((part) => {
+    const mediaType = (part.split(';')[0] ?? '').trim();
+    return mediaType === '*/*' || produces.includes(mediaType);
+  });
+}
 
 /** The first representation the client accepts, or undefined (406). */
 export function negotiate(accept: string | undefined, allowDiscovery: boolean): Representation | undefined {

@@ -1,6 +1,7 @@
 // Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`), which
 // kubectl's object generators send (`kubectl create deployment|job|configmap|secret|namespace|
-// serviceaccount|service`, `kubectl expose`) and do not retry as JSON. Responses stay JSON, which
+// serviceaccount|service|role|clusterrole|rolebinding|clusterrolebinding|pdb`, `kubectl expose`,
+// `kubectl autoscale`) and do not retry as JSON. Responses stay JSON, which
 // those clients accept.
 //
 // The envelope is the 4-byte magic `k8s\0` and a runtime.Unknown {typeMeta, raw}; `raw` is the
@@ -217,10 +218,48 @@ const messages: Readonly<Record<string, MessageSchema>> = {
     7: ptr('recursiveReadOnly', 'string'),
   },
   Toleration: { 1: f('key', 'string'), 2: f('operator', 'string'), 3: f('value', 'string'), 4: f('effect', 'string'), 5: ptr('tolerationSeconds', 'int64') },
+  Role: { 1: f('metadata', msg('ObjectMeta')), 2: f('rules', msg('PolicyRule'), { repeated: true }) },
+  ClusterRole: { 1: f('metadata', msg('ObjectMeta')), 2: f('rules', msg('PolicyRule'), { repeated: true }), 3: f('aggregationRule', msg('AggregationRule')) },
+  PolicyRule: { 1: strings('verbs'), 2: strings('apiGroups'), 3: strings('resources'), 4: strings('resourceNames'), 5: strings('nonResourceURLs') },
+  AggregationRule: { 1: f('clusterRoleSelectors', msg('LabelSelector'), { repeated: true }) },
+  RoleBinding: { 1: f('metadata', msg('ObjectMeta')), 2: f('subjects', msg('Subject'), { repeated: true }), 3: f('roleRef', msg('RoleRef')) },
+  Subject: { 1: f('kind', 'string'), 2: f('apiGroup', 'string'), 3: f('name', 'string'), 4: f('namespace', 'string') },
+  RoleRef: { 1: f('apiGroup', 'string'), 2: f('kind', 'string'), 3: f('name', 'string') },
+  PodDisruptionBudget: kindMessage('PodDisruptionBudgetSpec', 'PodDisruptionBudgetStatus'),
+  PodDisruptionBudgetSpec: {
+    1: f('minAvailable', 'intOrString', { keep: true }),
+    2: f('selector', msg('LabelSelector')),
+    3: f('maxUnavailable', 'intOrString', { keep: true }),
+    4: ptr('unhealthyPodEvictionPolicy', 'string'),
+  },
+  PodDisruptionBudgetStatus: {},
+  HorizontalPodAutoscalerV1: kindMessage('HorizontalPodAutoscalerSpecV1', 'HorizontalPodAutoscalerStatusV1'),
+  HorizontalPodAutoscalerSpecV1: {
+    1: f('scaleTargetRef', msg('CrossVersionObjectReference')),
+    2: ptr('minReplicas', 'int32'),
+    3: f('maxReplicas', 'int32'),
+    4: ptr('targetCPUUtilizationPercentage', 'int32'),
+  },
+  HorizontalPodAutoscalerStatusV1: {},
+  CrossVersionObjectReference: { 1: f('kind', 'string'), 2: f('name', 'string'), 3: f('apiVersion', 'string') },
 };
 
-/** Kinds whose protobuf bodies can be decoded. */
-const kinds = new Set(['ConfigMap', 'Secret', 'ServiceAccount', 'Namespace', 'Service', 'Deployment', 'Job']);
+/** The message of each kind whose protobuf bodies can be decoded, by apiVersion and kind. */
+const kindMessages: Readonly<Record<string, string>> = {
+  'v1/ConfigMap': 'ConfigMap',
+  'v1/Secret': 'Secret',
+  'v1/ServiceAccount': 'ServiceAccount',
+  'v1/Namespace': 'Namespace',
+  'v1/Service': 'Service',
+  'apps/v1/Deployment': 'Deployment',
+  'batch/v1/Job': 'Job',
+  'rbac.authorization.k8s.io/v1/Role': 'Role',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'ClusterRole',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'RoleBinding',
+  'policy/v1/PodDisruptionBudget': 'PodDisruptionBudget',
+  'autoscaling/v1/HorizontalPodAutoscaler': 'HorizontalPodAutoscalerV1',
+};
 
 class Reader {
   readonly #buf: Uint8Array;
@@ -376,8 +415,9 @@ export function decodeProtobufObject(body: Uint8Array, expectedKind: string): Ku
   try {
     const unknown = decodeMessage('Unknown', body.subarray(4), '') as { typeMeta?: { apiVersion?: string; kind?: string }; raw?: string };
     const kind = unknown.typeMeta?.kind ?? expectedKind;
-    if (!kinds.has(kind)) throw new Error(`kind ${kind} is not supported`);
-    const object = decodeMessage(kind, Buffer.from(unknown.raw ?? '', 'base64'), '') as KubeObject;
+    const message = kindMessages[`${unknown.typeMeta?.apiVersion ?? ''}/${kind}`];
+    if (!message) throw new Error(`kind ${kind} is not supported`);
+    const object = decodeMessage(message, Buffer.from(unknown.raw ?? '', 'base64'), '') as KubeObject;
     return { apiVersion: unknown.typeMeta?.apiVersion, kind, ...object, metadata: object.metadata ?? {} };
   } catch (err) {
     if (err instanceof StatusError) throw err;

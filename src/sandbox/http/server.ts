@@ -22,7 +22,8 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
-import { negotiate, notAcceptableBody, type Representation } from './negotiation.ts';
+import { connectSubresources } from '../apiserver/pod-connect.ts';
+import { negotiate, routeAccepts, servedMediaTypes, type Representation } from './negotiation.ts';
 import { decodeProtobufObject } from './protobuf.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { routePath, type ResourcePath } from './router.ts';
@@ -112,8 +113,19 @@ function jsonArrayBytes(head: string, items: readonly string[], tail: string): B
   return bytes;
 }
 
+/** ErrorNegotiated: a Status suggesting a delay also says so in `Retry-After`. */
 function writeStatus(res: ServerResponse, status: Status, warnings: readonly string[] = []): void {
-  writeBody(res, status.code, 'application/json', JSON.stringify(status), warningHeader(warnings));
+  const retryAfter = status.details?.retryAfterSeconds;
+  const headers = { ...warningHeader(warnings), ...(retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {}) };
+  writeBody(res, status.code, 'application/json', JSON.stringify(status), headers);
+}
+
+/**
+ * responsewriters.WriteRawJSON: a Status the server could not encode in any representation the client
+ * accepts (negotiation failed) goes out as indented JSON.
+ */
+function writeRawJson(res: ServerResponse, status: Status): void {
+  writeBody(res, status.code, 'application/json', JSON.stringify(status, null, 2));
 }
 
 /** One `Warning` header with every warning, as the real server combines them (each text once, none empty). */
@@ -309,14 +321,9 @@ function decodeBody(raw: Buffer, contentType: string, def: ResourceDefinition, r
     }
   }
   if (mediaType && mediaType !== 'application/json' && mediaType !== '*/*') {
-    throw new StatusError(
-      failure(
-        415,
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-        {},
-      ),
-    );
+    // NewUnsupportedMediaTypeError with the serializer's types (custom resources have no protobuf): no details.
+    const accepted = def.custom ? servedMediaTypes.slice(0, 2) : servedMediaTypes;
+    throw new StatusError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, undefined));
   }
   try {
     return decodeGoJson(raw);
@@ -337,7 +344,9 @@ async function serveResource(
   res: ServerResponse,
 ): Promise<void> {
   const def = ctx.registry.get(route.group, route.version, route.resource);
-  if (!def || route.extra || (route.namespace !== undefined && !def.namespaced)) {
+  // Only a proxy takes a path of its own after the subresource.
+  const connect = route.subresource !== undefined && connectSubresources.has(route.subresource);
+  if (!def || (route.extra && route.subresource !== 'proxy') || (route.namespace !== undefined && !def.namespaced)) {
     if (route.group && !discovery.group(route.group)) return writeBody(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
     return writeStatus(res, notFoundPath().status);
   }
@@ -346,13 +355,18 @@ async function serveResource(
   if (!verb || !def.verbs.includes(verb === 'watch' && route.name ? 'watch' : verb)) {
     return writeStatus(res, failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
   }
-  const representation = negotiate(req.headers.accept, false);
-  if (!representation) return writeBody(res, 406, 'text/plain; charset=utf-8', notAcceptableBody);
+  // Connect routes produce anything; pods/log also text/plain, and streams its body without negotiating.
+  const log = route.subresource === 'log';
+  if (!connect && !routeAccepts(req.headers.accept, log ? [...servedMediaTypes, 'text/plain'] : servedMediaTypes)) {
+    return writeRawJson(res, failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
+  }
+  const representation = connect || log ? { kind: 'json' as const } : negotiate(req.headers.accept, false);
+  if (!representation) return writeRawJson(res, failure(406, 'NotAcceptable', `only the following media types are accepted: ${servedMediaTypes.join(', ')}`, undefined));
   const contentType = String(req.headers['content-type'] ?? '');
   const raw = verb === 'get' || verb === 'list' || verb === 'watch' ? Buffer.alloc(0) : await readBody(req);
   let body: unknown;
   let duplicateFields: string[] | undefined;
-  if (verb === 'patch') body = raw;
+  if (verb === 'patch' || connect) body = raw;
   else if (verb === 'create' || verb === 'update') {
     body = decodeBody(raw, contentType, def, true);
     const isJson = !/^application\/(yaml|vnd\.kubernetes\.protobuf)/i.test(contentType);
@@ -374,9 +388,17 @@ async function serveResource(
     user: sandboxAdmin,
     userAgent: req.headers['user-agent'],
     ...(duplicateFields ? { duplicateFields } : {}),
+    ...(isUpgradeRequest(req) ? { upgrade: true } : {}),
   };
   const result = await handleRequest(ctx, apiRequest);
   writeResult(ctx, def, representation, query, req, res, result);
+}
+
+/** httpstream.IsUpgradeRequest: a `Connection` header naming `upgrade`. */
+function isUpgradeRequest(req: IncomingMessage): boolean {
+  return String(req.headers.connection ?? '')
+    .split(',')
+    .some((token) => token.trim().toLowerCase() === 'upgrade');
 }
 
 function encodeObject(def: ResourceDefinition, representation: Representation, query: URLSearchParams, now: number, object: KubeObject, json: () => string): [string, string] {
@@ -433,6 +455,28 @@ function writeResult(
       const head = `{"kind":${JSON.stringify(result.kind)},"apiVersion":${JSON.stringify(result.apiVersion)},"metadata":${meta},"items":[`;
       if (representation.kind === 'yaml') return writeBody(res, 200, 'application/yaml', YAML.stringify(JSON.parse(`${head}${items.join(',')}]}`)));
       return writeBody(res, 200, 'application/json', jsonArrayBytes(head, items, ']}'), warningHeader(result.warnings));
+    }
+    case 'stream': {
+      if (!result.start) {
+        res.writeHead(204, { 'Cache-Control': 'no-cache, private' });
+        res.end();
+        return;
+      }
+      // Headers go out at once (StreamObject flushes them), then the body chunk by chunk.
+      res.writeHead(200, { 'Content-Type': result.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      const stop = result.start({
+        write: (text) => {
+          if (res.destroyed || res.writableEnded) return false;
+          if (text) res.write(text);
+          return true;
+        },
+        end: () => {
+          if (!res.writableEnded) res.end();
+        },
+      });
+      res.once('close', stop);
+      return;
     }
     case 'watch': {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });

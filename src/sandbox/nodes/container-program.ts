@@ -1,9 +1,17 @@
 // The container convention (docs/sandbox-nodes.md): what a simulated container does, decided from its
 // command and args alone. `sleep S` runs S seconds and succeeds; a shell's `-c SCRIPT` is interpreted
-// when it only uses `exit`, `sleep`, `true`, `false`, `:`, `echo` and `printf`; anything else runs
-// until it is stopped.
+// (./shell-run.ts) up to the first command it cannot run; anything else runs until it is stopped.
+// What the script prints is the container's log.
 
 import type { JsonObject } from '../meta/object.ts';
+import { parseScript } from './shell-parse.ts';
+import { runScript, sleepSeconds } from './shell-run.ts';
+
+export interface ProgramWrite {
+  /** Milliseconds after the container started (sleeps scaled). */
+  atMs: number;
+  text: string;
+}
 
 export interface ContainerProgram {
   /** How long the process runs before exiting by itself; undefined: until it is stopped. */
@@ -12,93 +20,77 @@ export interface ContainerProgram {
   exitCode: number;
   /** PID 1 ignores SIGTERM (a shell, sleep): stopping it kills it (exit 137) at the end of the grace period. */
   ignoresTerm: boolean;
+  /** What it writes to stdout and stderr, in order. */
+  output: ProgramWrite[];
 }
 
 const shells = new Set(['sh', 'bash', 'ash', 'dash', 'zsh']);
-const noOps = new Set([':', 'true', 'echo', 'printf']);
 
 const basename = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map((v) => String(v)) : []);
 
-/** GNU sleep's duration: seconds, with an optional s/m/h/d suffix; Infinity for `infinity`. */
-function sleepSeconds(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (text === 'infinity' || text === 'inf') return Infinity;
-  const match = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(text);
-  if (!match) return undefined;
-  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
-  return Number(match[1]) * unit;
+/**
+ * The kubelet's expansion of `$(NAME)` in command, args and env values, with the variables defined so
+ * far: `$$` is a `$`, and a reference to an undefined variable stays as written.
+ */
+function expandReferences(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\$|\$\(([^)]*)\)/g, (whole, name: string | undefined) => {
+    if (name === undefined) return '$';
+    return vars.get(name) ?? whole;
+  });
+}
+
+/** The container's environment: the kubelet's HOSTNAME, then each `env` entry with a literal value. */
+function environment(container: JsonObject, hostname: string): Map<string, string> {
+  const vars = new Map([['HOSTNAME', hostname]]);
+  for (const entry of Array.isArray(container.env) ? container.env : []) {
+    const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof name !== 'string') continue;
+    vars.set(name, expandReferences(typeof value === 'string' ? value : '', vars));
+  }
+  return vars;
 }
 
 interface Outcome {
   seconds: number;
   exitCode: number;
+  writes: { atSeconds: number; text: string }[];
 }
 
-/** Words of one statement, with simple quotes removed. */
-const words = (statement: string): string[] =>
-  (statement.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((w) => (/^(['"]).*\1$/.test(w) ? w.slice(1, -1) : w));
-
-/** Runs a script's statements in order; undefined when one is not part of the convention. */
-function interpretScript(script: string): Outcome | undefined {
-  const parts = script.split(/(&&|\|\||;|\n)/);
-  let seconds = 0;
-  let status = 0;
-  let operator = ';';
-  for (let i = 0; i < parts.length; i += 2) {
-    const statement = (parts[i] ?? '').trim();
-    const next = parts[i + 1] ?? ';';
-    if (statement === '') {
-      operator = next;
-      continue;
-    }
-    const skip = (operator === '&&' && status !== 0) || (operator === '||' && status === 0);
-    operator = next;
-    if (skip) continue;
-    const [verb = '', ...rest] = words(statement);
-    if (verb === 'exit') {
-      const code = rest[0] === undefined ? status : Number(rest[0]);
-      if (!Number.isInteger(code)) return undefined;
-      return { seconds, exitCode: ((code % 256) + 256) % 256 };
-    }
-    if (verb === 'sleep') {
-      const s = sleepSeconds(rest[0]);
-      if (s === undefined) return undefined;
-      seconds += s;
-      status = 0;
-    } else if (verb === 'false') status = 1;
-    else if (noOps.has(verb)) status = 0;
-    else return undefined;
-  }
-  return { seconds, exitCode: status };
-}
-
-function outcomeOf(argv: readonly string[]): { outcome: Outcome | undefined; scripted: boolean } {
+function outcomeOf(argv: readonly string[], env: ReadonlyMap<string, string>): { outcome: Outcome | undefined; scripted: boolean } {
   const [program = '', ...rest] = argv;
   const name = basename(program);
   if (name === 'sleep') {
     const s = sleepSeconds(rest[0]);
-    return { outcome: s === undefined ? undefined : { seconds: s, exitCode: 0 }, scripted: true };
+    return { outcome: s === undefined ? undefined : { seconds: s, exitCode: 0, writes: [] }, scripted: true };
   }
   if (shells.has(name)) {
     const flag = rest.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
     const script = flag >= 0 ? rest[flag + 1] : undefined;
-    return { outcome: script === undefined ? undefined : interpretScript(script), scripted: true };
+    if (script === undefined) return { outcome: undefined, scripted: true };
+    const parsed = parseScript(script);
+    // The shell refuses a script it cannot parse before running any of it (exit 2).
+    if (parsed.kind === 'syntax-error') return { outcome: { seconds: 0, exitCode: 2, writes: [] }, scripted: true };
+    const errexit = rest.slice(0, flag + 1).some((a) => /^-[a-z]*e[a-z]*$/.test(a));
+    const args = rest.slice(flag + 2);
+    return { outcome: runScript(parsed.lists, { env, args: args.length ? args : [program], errexit }), scripted: true };
   }
   return { outcome: undefined, scripted: false };
 }
 
 /**
  * What a container does. `init` containers that would run until stopped exit 0 at once (init containers
- * are meant to finish); `sleepScale` scales every sleep.
+ * are meant to finish); `sleepScale` scales every sleep; `hostname` is the pod's.
  */
-export function containerProgram(container: JsonObject, sleepScale: number, init: boolean): ContainerProgram {
-  const argv = [...strings(container.command), ...strings(container.args)];
-  const { outcome, scripted } = outcomeOf(argv);
+export function containerProgram(container: JsonObject, sleepScale: number, init: boolean, hostname = ''): ContainerProgram {
+  const env = environment(container, hostname);
+  const argv = [...strings(container.command), ...strings(container.args)].map((arg) => expandReferences(arg, env));
+  const { outcome, scripted } = outcomeOf(argv, env);
+  const output = (outcome?.writes ?? []).map((w) => ({ atMs: w.atSeconds * 1000 * sleepScale, text: w.text }));
   if (outcome && Number.isFinite(outcome.seconds)) {
-    return { runsForMs: outcome.seconds * 1000 * sleepScale, exitCode: outcome.exitCode, ignoresTerm: scripted };
+    return { runsForMs: outcome.seconds * 1000 * sleepScale, exitCode: outcome.exitCode, ignoresTerm: scripted, output };
   }
-  if (init) return { runsForMs: 0, exitCode: 0, ignoresTerm: scripted };
-  return { runsForMs: undefined, exitCode: 0, ignoresTerm: scripted };
+  if (init) return { runsForMs: 0, exitCode: 0, ignoresTerm: scripted, output };
+  return { runsForMs: undefined, exitCode: 0, ignoresTerm: scripted, output };
 }

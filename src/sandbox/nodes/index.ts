@@ -1,7 +1,8 @@
 // The simulated nodes as controllers: each node's agent (Node, Lease, heartbeats), the scheduler and
-// the kubelet that runs the pods bound to the nodes.
+// the kubelet that runs the pods bound to the nodes (and registers with the API server's connections).
 
-import type { Controller } from '../controllers/controller.ts';
+import type { KubeletConnections } from '../apiserver/kubelet-connections.ts';
+import type { Controller } from '../controllers/in-process-controller.ts';
 import { kubelet } from './kubelet.ts';
 import { nodeAgent } from './node-agent.ts';
 import { maxNodes, nodeIdentities } from './node-objects.ts';
@@ -10,10 +11,10 @@ import { scheduler } from './scheduler.ts';
 
 export type { KubeletOptions } from './options.ts';
 
-export function nodeControllers(count: number, kubeletOptions: KubeletOptions = {}): Controller[] {
+export function nodeControllers(count: number, kubeletOptions: KubeletOptions | undefined, connections: KubeletConnections): Controller[] {
   if (count === 0) return [];
   if (!Number.isInteger(count) || count < 0 || count > maxNodes) throw new Error(`simulation nodes must be 0 to ${maxNodes}, not ${count}`);
   const options = resolveKubeletOptions(kubeletOptions);
   const identities = nodeIdentities(count);
-  return [nodeAgent(identities, options), scheduler, kubelet(identities, options)];
+  return [nodeAgent(identities, options), scheduler, kubelet(identities, options, connections)];
 }

@@ -3,14 +3,17 @@
 // whenever it changed, and, once a deleted pod's containers have stopped, removes the pod with
 // gracePeriodSeconds=0 as the kubelet's status manager does. Event-driven: a pod's own changes and one
 // timer per pod for its next due moment (start delay, exits, grace periods, back-offs). Each node works
-// through its own pods one at a time, the nodes concurrently.
+// through its own pods one at a time, the nodes concurrently. Each node's kubelet also answers the API
+// server's container log requests (./kubelet-logs.ts), as the real one does on port 10250.
 
+import type { KubeletConnection, KubeletConnections } from '../apiserver/kubelet-connections.ts';
 import type { LocalClient } from '../apiserver/local-client.ts';
 import { StatusError } from '../errors.ts';
 import { isJsonObject, type KubeObject } from '../meta/object.ts';
-import type { Controller, ControllerContext } from '../controllers/controller.ts';
-import { WorkQueue } from '../controllers/work-queue.ts';
+import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
+import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
 import { IPPool } from './ip-pool.ts';
+import { serveContainerLogs } from './kubelet-logs.ts';
 import { kubeletIdentity, type NodeIdentity } from './node-objects.ts';
 import type { ResolvedKubeletOptions } from './options.ts';
 import { PodRuntime, type Moment } from './pod-runtime.ts';
@@ -41,6 +44,8 @@ interface NodeKubelet {
   touch(key: string): void;
   /** Whether this node runs (or ran) the pod under this key. */
   knows(key: string): boolean;
+  /** What the API server reaches on this node. */
+  connection: KubeletConnection;
   stop(): void;
 }
 
@@ -116,10 +121,35 @@ function nodeKubelet(ctx: ControllerContext, identity: NodeIdentity, options: Re
     if (next !== undefined) wakeAt(key, next);
   };
 
-  const queue = new WorkQueue(sync);
+  /** Log followers of each pod, told after every sync of it. */
+  const listeners = new Map<string, Set<() => void>>();
+  const onChange = (key: string, listener: () => void): (() => void) => {
+    const set = listeners.get(key) ?? new Set();
+    listeners.set(key, set.add(listener));
+    return () => {
+      set.delete(listener);
+      if (!set.size) listeners.delete(key);
+    };
+  };
+
+  const queue = new SerialKeyQueue(async (key) => {
+    try {
+      await sync(key);
+    } finally {
+      for (const listener of listeners.get(key) ?? []) listener();
+    }
+  });
+  const podOfNode = (key: string): KubeObject | undefined => {
+    const pod = ctx.store.get('pods', key)?.object;
+    return pod && nodeNameOf(pod) === identity.name ? pod : undefined;
+  };
   return {
     touch: (key) => queue.add(key),
     knows: (key) => runtimes.has(key),
+    connection: {
+      containerLogs: (namespace, pod, container, logOptions) =>
+        serveContainerLogs({ pod: podOfNode, runtime: (key) => runtimes.get(key), now: moment, onChange }, namespace, pod, container, logOptions),
+    },
     stop() {
       queue.stop();
       for (const wake of wakes.values()) clearTimeout(wake.timer);
@@ -128,11 +158,12 @@ function nodeKubelet(ctx: ControllerContext, identity: NodeIdentity, options: Re
   };
 }
 
-export function kubelet(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions): Controller {
+export function kubelet(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions, connections: KubeletConnections): Controller {
   return {
     name: 'kubelet',
     start(ctx: ControllerContext): () => void {
       const kubelets = new Map(identities.map((identity) => [identity.name, nodeKubelet(ctx, identity, options)]));
+      const unregister = [...kubelets].map(([name, k]) => connections.register(name, k.connection));
       const unsubscribe = ctx.subscribe((event) => {
         if (event.resource !== 'pods') return;
         kubelets.get(nodeNameOf(event.object))?.touch(event.key);
@@ -142,6 +173,7 @@ export function kubelet(identities: readonly NodeIdentity[], options: ResolvedKu
       for (const entry of ctx.store.list('pods')) kubelets.get(nodeNameOf(entry.object))?.touch(entry.key);
       return () => {
         unsubscribe();
+        for (const done of unregister) done();
         for (const k of kubelets.values()) k.stop();
       };
     },

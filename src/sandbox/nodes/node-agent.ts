@@ -6,10 +6,10 @@ import type { LocalClient } from '../apiserver/local-client.ts';
 import { StatusError } from '../errors.ts';
 import { isJsonObject } from '../meta/object.ts';
 import { formatMicroTimestamp } from '../meta/time.ts';
-import type { Controller, ControllerContext } from '../controllers/controller.ts';
+import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
 import { healthyNodeConditions, kubeletIdentity, nodeLeaseManifest, nodeLeaseNamespace, nodeManifest, type NodeIdentity } from './node-objects.ts';
 import type { ResolvedKubeletOptions } from './options.ts';
-import { WorkQueue } from '../controllers/work-queue.ts';
+import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
 
 const nodes = { group: '', version: 'v1', resource: 'nodes' };
 const leases = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
@@ -53,7 +53,7 @@ export function nodeAgent(identities: readonly NodeIdentity[], options: Resolved
       };
 
       // Failed writes (a webhook refusing them, say) are retried by the queue with back-off.
-      const queue = new WorkQueue(async (key) => {
+      const queue = new SerialKeyQueue(async (key) => {
         const [task, name] = key.split('/');
         const node = identities.find((n) => n.name === name);
         if (!node) return;

@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject, type KubeObject } from '../meta/object.ts';
-import { containerProgram } from './container-program.ts';
+import { containerProgram, type ProgramWrite } from './container-program.ts';
 import { imageID, normalizeImage } from './images.ts';
 import type { ResolvedKubeletOptions } from './options.ts';
 import { crashRequests, readinessOverride } from './test-controls.ts';
@@ -18,6 +18,8 @@ export interface Moment {
 
 export interface Termination {
   at: number;
+  /** The same moment, monotonic: what was written after it never was. */
+  mono: number;
   exitCode: number;
   reason: string;
 }
@@ -29,10 +31,13 @@ export interface ContainerInstance {
   readonly image: string;
   readonly imageID: string;
   readonly startedAt: number;
+  readonly startedMono: number;
   /** When it exits by itself (mono); undefined: it runs until stopped. */
   readonly exitsAt: number | undefined;
   readonly exitCode: number;
   readonly ignoresTerm: boolean;
+  /** What the process writes, and when: its log (./container-log.ts). */
+  readonly output: readonly ProgramWrite[];
   finished?: Termination;
 }
 
@@ -71,7 +76,14 @@ const containersOf = (spec: JsonObject, field: 'containers' | 'initContainers'):
 
 const isSidecar = (container: JsonObject): boolean => container.restartPolicy === 'Always';
 
-const ended = (at: Moment, exitCode: number): Termination => ({ at: at.wall, exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' });
+const ended = (at: Moment, exitCode: number): Termination => ({ at: at.wall, mono: at.mono, exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' });
+
+/** The hostname the kubelet gives the pod's containers: spec.hostname, else the name cut to a DNS label. */
+function podHostname(pod: KubeObject): string {
+  const hostname = specOf(pod).hostname;
+  if (typeof hostname === 'string' && hostname) return hostname;
+  return (pod.metadata.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
+}
 
 /** A stopped container's exit code: a process that handles SIGTERM exits 0, PID 1 ignoring it is killed. */
 const stopCode = (instance: ContainerInstance): number => (instance.ignoresTerm ? 137 : 0);
@@ -253,7 +265,7 @@ export class PodRuntime {
 
   #start(slot: ContainerSlot, at: Moment): void {
     const container = this.#specContainer(slot) ?? {};
-    const program = containerProgram(container, this.#services.options.sleepScale, slot.kind === 'init');
+    const program = containerProgram(container, this.#services.options.sleepScale, slot.kind === 'init', podHostname(this.#pod));
     const specImage = String(container.image ?? '');
     const image = normalizeImage(specImage);
     if (slot.restartBackOffMs !== undefined && slot.backOff) {
@@ -266,9 +278,11 @@ export class PodRuntime {
       image,
       imageID: imageID(image),
       startedAt: at.wall,
+      startedMono: at.mono,
       exitsAt: program.runsForMs === undefined ? undefined : at.mono + program.runsForMs,
       exitCode: program.exitCode,
       ignoresTerm: program.ignoresTerm,
+      output: program.output,
     };
     slot.instances++;
     slot.restartAt = undefined;

@@ -8,8 +8,8 @@
 import { StatusError } from '../errors.ts';
 import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatMicroTimestamp, formatTimestamp } from '../meta/time.ts';
-import type { Controller, ControllerContext } from '../controllers/controller.ts';
-import { WorkQueue } from '../controllers/work-queue.ts';
+import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
+import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
 import {
   emptyUsage,
   filterNode,
@@ -180,7 +180,7 @@ export const scheduler: Controller = {
       await record(pod, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${pod.metadata.namespace}/${name} to ${chosen.metadata.name}`);
     };
 
-    const queue = new WorkQueue(schedule);
+    const queue = new SerialKeyQueue(schedule);
     const retryUnschedulable = (): void => {
       for (const key of unschedulable) queue.add(key);
     };

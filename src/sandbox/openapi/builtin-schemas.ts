@@ -210,6 +210,29 @@ const podTemplate = refTo(`${core}PodTemplateSpec`, 'The pods to create.');
 const selector = refTo(`${meta}LabelSelector`, 'Label query over the pods this object manages.');
 const rollingUpdate = closed({ maxUnavailable: intOrString(), maxSurge: intOrString() });
 
+const rbacRule = closed({
+  verbs: list(str(), 'The verbs the rule allows.'),
+  apiGroups: list(str(), 'The API groups of the resources.'),
+  resources: list(str(), 'The resources the rule applies to.'),
+  resourceNames: list(str(), 'The names the rule is restricted to.'),
+  nonResourceURLs: list(str(), 'Non-resource URLs the rule applies to (ClusterRoles only).'),
+});
+const rbacSubject = closed({ kind: str(), apiGroup: str(), name: str(), namespace: str() }, 'A user, group or service account.');
+const rbacRoleRef = closed({ apiGroup: str(), kind: str(), name: str() }, 'The role bound.');
+const rbac = (kindName: string, description: string, fields: Record<string, Schema>): [string, Schema] => [
+  `io.k8s.api.rbac.v1.${kindName}`,
+  kind(description, fields, { group: 'rbac.authorization.k8s.io', version: 'v1', kind: kindName }),
+];
+const rbacSchemas: Record<string, Schema> = Object.fromEntries([
+  rbac('Role', 'Namespaced permissions.', { rules: list(rbacRule) }),
+  rbac('ClusterRole', 'Cluster-wide permissions.', {
+    rules: list(rbacRule),
+    aggregationRule: closed({ clusterRoleSelectors: list(refTo(`${meta}LabelSelector`)) }, 'ClusterRoles whose rules are aggregated into this one.'),
+  }),
+  rbac('RoleBinding', 'Grants a role to subjects in a namespace.', { subjects: list(rbacSubject), roleRef: rbacRoleRef }),
+  rbac('ClusterRoleBinding', 'Grants a cluster role to subjects cluster-wide.', { subjects: list(rbacSubject), roleRef: rbacRoleRef }),
+]);
+
 const schemas: Record<string, Schema> = {
   ...shared,
   [`${core}Pod`]: kind(
@@ -439,6 +462,57 @@ const schemas: Record<string, Schema> = {
     'Admission webhooks that accept or reject objects.',
     { webhooks: list(open('A validating webhook.')) },
     { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration' },
+  ),
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy': kind(
+    'A policy of CEL validations of admission requests.',
+    { spec: open('The policy: what it matches, its variables and validations.'), status: open() },
+    { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' },
+  ),
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding': kind(
+    'Binds a ValidatingAdmissionPolicy to resources and parameters.',
+    { spec: open('The policy bound, its parameters, the resources and the actions.') },
+    { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicyBinding' },
+  ),
+  'io.k8s.api.policy.v1.PodDisruptionBudget': kind(
+    'The disruption a collection of pods may take.',
+    {
+      spec: closed({
+        minAvailable: intOrString('Pods that must remain available: a number or a percentage.'),
+        maxUnavailable: intOrString('Pods that may be unavailable: a number or a percentage.'),
+        selector: refTo(`${meta}LabelSelector`, 'The pods the budget covers.'),
+        unhealthyPodEvictionPolicy: str('When unhealthy pods may be evicted: IfHealthyBudget or AlwaysAllow.'),
+      }),
+      status: open(),
+    },
+    { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget' },
+  ),
+  ...rbacSchemas,
+  'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler': kind(
+    'Scales a workload to the metrics it tracks.',
+    {
+      spec: closed({
+        scaleTargetRef: closed({ apiVersion: str(), kind: str(), name: str() }, 'The scaled object.'),
+        minReplicas: int('The lower limit for the number of replicas.'),
+        maxReplicas: int('The upper limit for the number of replicas.'),
+        metrics: list(open('A metric and its target.')),
+        behavior: open('How fast to scale up and down.'),
+      }),
+      status: open(),
+    },
+    { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' },
+  ),
+  'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler': kind(
+    'Scales a workload to its CPU utilization.',
+    {
+      spec: closed({
+        scaleTargetRef: closed({ apiVersion: str(), kind: str(), name: str() }, 'The scaled object.'),
+        minReplicas: int('The lower limit for the number of replicas.'),
+        maxReplicas: int('The upper limit for the number of replicas.'),
+        targetCPUUtilizationPercentage: int('The target average CPU utilization, in percent of the requested CPU.'),
+      }),
+      status: open(),
+    },
+    { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' },
   ),
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition': kind(
     'A resource served by the API server from a schema.',

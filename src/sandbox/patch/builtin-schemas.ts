@@ -86,6 +86,9 @@ const webhook = struct({
   matchConditions: mergeList('name', plainStruct),
 });
 
+/** MatchResources of admission policies and their bindings: selectors atomic, rule lists atomic (no metadata). */
+const matchResources = struct({ namespaceSelector: labelSelector, objectSelector: labelSelector });
+
 const workloadSpec = (fields: StructSchema['fields'] = {}): StructSchema => spec({ selector: labelSelector, template: podTemplateSpec, ...fields });
 
 const schemas: ReadonlyMap<string, PatchSchema> = new Map([
@@ -140,6 +143,18 @@ const schemas: ReadonlyMap<string, PatchSchema> = new Map([
   ['admissionregistration.k8s.io/v1/MutatingWebhookConfiguration', withMeta({ webhooks: mergeList('name', webhook) })],
   ['admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration', withMeta({ webhooks: mergeList('name', webhook) })],
   ['apiextensions.k8s.io/v1/CustomResourceDefinition', withMeta({ spec: spec(), status: status({ conditions: keyedList(['type']) }) })],
+  ['admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy', withMeta({ spec: spec({ matchConstraints: matchResources, matchConditions: mergeList('name', plainStruct) }), status: status({ conditions: keyedList(['type']) }) })],
+  ['admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding', withMeta({ spec: spec({ matchResources, validationActions: set }) })],
+  ['rbac.authorization.k8s.io/v1/Role', withMeta()],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', withMeta({ aggregationRule: struct({}) })],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', withMeta({ roleRef: present(plainStruct) })],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', withMeta({ roleRef: present(plainStruct) })],
+  [
+    'policy/v1/PodDisruptionBudget',
+    withMeta({ spec: spec({ selector: { ...atomicStruct(), patchStrategy: 'replace' } }), status: status({ disruptedPods: mapOf(), conditions: conditionsByType }) }),
+  ],
+  ['autoscaling/v2/HorizontalPodAutoscaler', withMeta({ spec: spec({ scaleTargetRef: present(plainStruct) }), status: status({ conditions: conditionsByType }) })],
+  ['autoscaling/v1/HorizontalPodAutoscaler', withMeta({ spec: spec({ scaleTargetRef: present(plainStruct) }), status: status() })],
 ]);
 
 

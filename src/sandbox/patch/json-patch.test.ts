@@ -67,7 +67,6 @@ describe('JSON patch: the cases of reference H.2', () => {
       status: 'Failure',
       message: 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
       reason: 'BadRequest',
-      details: {},
       code: 400,
     });
   });

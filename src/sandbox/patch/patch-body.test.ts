@@ -24,7 +24,6 @@ describe('decoding patch bodies', () => {
       status: 'Failure',
       message: "error decoding patch: invalid character 'o' in literal null (expecting 'u')",
       reason: 'BadRequest',
-      details: {},
       code: 400,
     });
   });

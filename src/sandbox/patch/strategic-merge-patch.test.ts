@@ -271,7 +271,6 @@ describe('strategic merge patch: errors as the server reports them', () => {
       status: 'Failure',
       message: 'json: cannot unmarshal string into Go value of type map[string]interface {}',
       reason: 'BadRequest',
-      details: {},
       code: 400,
     });
     assert.equal(statusOf(() => smp(deployment, [])).message, 'json: cannot unmarshal array into Go value of type map[string]interface {}');

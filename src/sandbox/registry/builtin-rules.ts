@@ -3,7 +3,7 @@
 // its Go type would not decode.
 
 import { applyDefaults } from '../defaults/index.ts';
-import type { FeatureGates } from '../feature-gates.ts';
+import type { ApiServerFeatureGates } from '../feature-gates.ts';
 import { randomSuffix } from '../meta/names.ts';
 import { builtinSchemaName, builtinSchemas } from '../openapi/builtin-schemas.ts';
 import { findTypeMismatch } from '../openapi/type-mismatch.ts';
@@ -13,7 +13,7 @@ import type { ServiceAllocators } from './service-allocation.ts';
 import type { KindRules } from './strategy.ts';
 import type { GroupVersionKind } from './types.ts';
 
-export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocators, featureGates: FeatureGates = {}): KindRules {
+export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocators, featureGates: ApiServerFeatureGates = {}): KindRules {
   const schemaName = builtinSchemaName(gvk.group, gvk.version, gvk.kind);
   return {
     applyDefaults: (object, ctx) =>

@@ -1,24 +1,54 @@
 // The built-in resources the sandbox serves, with their discovery facts, strategies and printers.
 
-import type { FeatureGates } from '../feature-gates.ts';
+import { initialPodStatus } from '../defaults/index.ts';
+import { validateEphemeralContainersUpdate } from '../validation/index.ts';
+import type { ApiServerFeatureGates } from '../feature-gates.ts';
 import { readPath, type KubeObject } from '../meta/object.ts';
 import { formatLabelSelector } from '../tables/columns.ts';
 import { configMapPrinter, endpointsPrinter, eventPrinter, namespacePrinter, nodePrinter, podPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../tables/core-printers.ts';
-import { controllerRevisionPrinter, daemonSetPrinter, deploymentPrinter, jobPrinter, replicaSetPrinter, statefulSetPrinter } from '../tables/workload-printers.ts';
-import { endpointSlicePrinter, leasePrinter, webhookConfigurationPrinter } from '../tables/cluster-printers.ts';
+import {
+  controllerRevisionPrinter,
+  daemonSetPrinter,
+  deploymentPrinter,
+  horizontalPodAutoscalerPrinter,
+  jobPrinter,
+  replicaSetPrinter,
+  statefulSetPrinter,
+} from '../tables/workload-printers.ts';
+import {
+  clusterRoleBindingPrinter,
+  podDisruptionBudgetPrinter,
+  roleBindingPrinter,
+  validatingAdmissionPolicyBindingPrinter,
+  validatingAdmissionPolicyPrinter,
+} from '../tables/access-printers.ts';
+import { defaultPrinter, endpointSlicePrinter, leasePrinter, webhookConfigurationPrinter } from '../tables/cluster-printers.ts';
 import { builtinRules } from './builtin-rules.ts';
 import { customResourceDefinitionResource } from './crd-resource.ts';
 import { allVerbs, defineResource } from './define.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
+import { hpaToV1, hpaToV2 } from './hpa-conversion.ts';
 import { beginNamespaceDeletion, namespaceBlocksDeletion, prepareNamespaceForFinalize } from './namespace-rules.ts';
-import { podDeletableDespiteGrace, podGracePeriod } from './pod-rules.ts';
+import { podDeletableDespiteGrace, podGracePeriod, preparePodForEphemeralContainersUpdate } from './pod-rules.ts';
 import { serviceAllocators, type ServiceAllocators, type StoredServices } from './service-allocation.ts';
 import { makeStrategy, type GenerationRule, type KindRules, type StatusMetadataRule } from './strategy.ts';
-import type { ResourceDefinition, ScaleSubresource, TablePrinter } from './types.ts';
+import type { HandledSubresource, ResourceDefinition, ScaleSubresource, TablePrinter } from './types.ts';
 
 const emptyStatus = (): Record<string, unknown> => ({});
-/** The status the defaults module gave a new object (Pods, Services, Namespaces). */
+/** The status the defaults module gave a new object (Services, Namespaces). */
 const defaultedStatus = (o: KubeObject): unknown => o.status;
+
+/** What core/v1 serves under pods besides status, as its discovery lists it. */
+const podSubresources: HandledSubresource[] = [
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  { name: 'binding', kind: 'Binding', verbs: ['create'] },
+  { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  { name: 'log', kind: 'Pod', verbs: ['get'] },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  { name: 'proxy', kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+];
 
 const workloadScale: ScaleSubresource = {
   specReplicasPath: '.spec.replicas',
@@ -45,7 +75,7 @@ interface Simple {
   verbs?: readonly string[];
 }
 
-function simple(spec: Simple, allocators: ServiceAllocators, featureGates: FeatureGates): ResourceDefinition {
+function simple(spec: Simple, allocators: ServiceAllocators, featureGates: ApiServerFeatureGates): ResourceDefinition {
   const rules = builtinRules({ group: spec.group, version: spec.version, kind: spec.kind }, allocators, featureGates);
   return defineResource({
     group: spec.group,
@@ -100,7 +130,7 @@ export interface BuiltinDependencies {
   /** The stored services, for cluster IP and node port allocation. */
   services: StoredServices;
   /** Gates that change defaulting (e.g. StatefulSet maxUnavailable is dropped unless its gate is on). */
-  featureGates?: FeatureGates;
+  featureGates?: ApiServerFeatureGates;
 }
 
 export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[] {
@@ -120,13 +150,18 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
     shortNames: ['po'],
     categories: ['all'],
     table: podPrinter,
-    binding: true,
+    subresources: podSubresources,
     deleteReturnsObject: true,
     strategy: makeStrategy({
       rules: rules('', 'Pod'),
       status: 'keep-metadata-but-owners',
-      initialStatus: defaultedStatus,
-      extras: { gracePeriod: podGracePeriod, deleteDuringUpdateDespiteGrace: podDeletableDespiteGrace },
+      initialStatus: initialPodStatus,
+      extras: {
+        gracePeriod: podGracePeriod,
+        deleteDuringUpdateDespiteGrace: podDeletableDespiteGrace,
+        prepareForEphemeralContainersUpdate: preparePodForEphemeralContainersUpdate,
+        validateEphemeralContainersUpdate: (pod, old) => validateEphemeralContainersUpdate({ group: '', version: 'v1', kind: 'Pod' }, pod, old),
+      },
     }),
   });
 
@@ -198,6 +233,28 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
     }),
   });
 
+  const autoscaling = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+  const hpaStrategy = makeStrategy({
+    rules: builtinRules(autoscaling, allocators, gates),
+    status: 'keep-metadata',
+    initialStatus: () => ({ desiredReplicas: 0 }),
+  });
+  const hpa = (version: 'v2' | 'v1'): ResourceDefinition =>
+    defineResource({
+      ...autoscaling,
+      version,
+      namespaced: true,
+      shortNames: ['hpa'],
+      categories: ['all'],
+      storage: autoscaling,
+      table: version === 'v2' ? horizontalPodAutoscalerPrinter : { columns: horizontalPodAutoscalerPrinter.columns, cells: (o, now) => horizontalPodAutoscalerPrinter.cells(hpaToV2(o), now) },
+      strategy: hpaStrategy,
+      ...(version === 'v1' ? { toExternal: hpaToV1, toStorage: hpaToV2 } : {}),
+    });
+
+  const rbac = (resource: string, kind: string, namespaced: boolean, table: TablePrinter): ResourceDefinition =>
+    other({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, kind, namespaced, table });
+
   const jobs = defineResource({
     group: 'batch',
     version: 'v1',
@@ -263,7 +320,24 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
       scale: workloadScale,
     }),
     eventsV1,
+    hpa('v2'),
+    hpa('v1'),
     jobs,
+    other({
+      group: 'policy',
+      version: 'v1',
+      resource: 'poddisruptionbudgets',
+      kind: 'PodDisruptionBudget',
+      shortNames: ['pdb'],
+      table: podDisruptionBudgetPrinter,
+      generation: 'spec',
+      status: 'keep-metadata',
+      initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
+    }),
+    rbac('clusterrolebindings', 'ClusterRoleBinding', false, clusterRoleBindingPrinter),
+    rbac('clusterroles', 'ClusterRole', false, defaultPrinter),
+    rbac('rolebindings', 'RoleBinding', true, roleBindingPrinter),
+    rbac('roles', 'Role', true, defaultPrinter),
     other({
       group: 'admissionregistration.k8s.io',
       version: 'v1',
@@ -283,6 +357,28 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
       categories: ['api-extensions'],
       table: webhookConfigurationPrinter,
       generation: 'all-but-metadata',
+    }),
+    other({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'validatingadmissionpolicies',
+      kind: 'ValidatingAdmissionPolicy',
+      namespaced: false,
+      categories: ['api-extensions'],
+      table: validatingAdmissionPolicyPrinter,
+      generation: 'spec',
+      // Its status strategy resets the metadata a status write may not change (ResetObjectMetaForStatus).
+      status: 'status-only',
+    }),
+    other({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'validatingadmissionpolicybindings',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      namespaced: false,
+      categories: ['api-extensions'],
+      table: validatingAdmissionPolicyBindingPrinter,
+      generation: 'spec',
     }),
     customResourceDefinitionResource(),
     other({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', table: leasePrinter }),

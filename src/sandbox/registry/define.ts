@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../meta/object.ts';
-import type { ResourceDefinition, ResourceStrategy, ScaleSubresource, TablePrinter } from './types.ts';
+import type { HandledSubresource, ResourceDefinition, ResourceStrategy, ScaleSubresource, TablePrinter } from './types.ts';
 import { apiVersionOf, storageKeyOf } from './types.ts';
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -29,7 +29,7 @@ export interface ResourceSpec {
   strategy: ResourceStrategy;
   table: TablePrinter;
   scale?: ScaleSubresource;
-  binding?: boolean;
+  subresources?: readonly HandledSubresource[];
   deleteReturnsObject?: boolean;
   custom?: boolean;
   /** Another resource's storage this one is a view of (events.k8s.io Events → core Events). */
@@ -54,13 +54,14 @@ export function defineResource(spec: ResourceSpec): ResourceDefinition {
     verbs: spec.verbs ?? allVerbs,
     storageKey: storageKeyOf(storage.group, storage.resource),
     storageApiVersion: apiVersionOf(storage.group, storage.version),
-    storageVersionHash: storageVersionHash(spec.group, spec.version, spec.kind),
+    // Every view of one storage hashes its storage version, so clients see they share one store.
+    storageVersionHash: storageVersionHash(storage.group, storage.version, storage.kind),
     strategy: spec.strategy,
     table: spec.table,
     deleteReturnsObject: spec.deleteReturnsObject ?? false,
     custom: spec.custom ?? false,
+    subresources: spec.subresources ?? [],
     ...(spec.scale ? { scale: spec.scale } : {}),
-    ...(spec.binding ? { binding: true } : {}),
     ...(spec.toExternal ? { toExternal: spec.toExternal } : {}),
     ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
     ...(spec.openAPIV3Schema ? { openAPIV3Schema: spec.openAPIV3Schema } : {}),

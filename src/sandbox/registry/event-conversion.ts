@@ -23,9 +23,16 @@ function convert(from: KubeObject, apiVersion: string, pairs: readonly (readonly
   return out;
 }
 
+/**
+ * The events.k8s.io/v1 fields Go leaves out when they hold their zero value (`omitempty`); their core
+ * twins have none (`reportingComponent`, `reportingInstance`), so a core Event's `""` is not shown here.
+ */
+const omittedWhenEmpty = ['reportingController', 'reportingInstance', 'action', 'reason', 'note', 'type', 'deprecatedCount'] as const;
+
 export const coreEventToEventsV1 = (event: KubeObject): KubeObject => {
   const out = convert(event, 'events.k8s.io/v1', renamed);
   out.eventTime ??= null;
+  for (const field of omittedWhenEmpty) if (out[field] === '' || out[field] === 0) delete out[field];
   return out;
 };
 

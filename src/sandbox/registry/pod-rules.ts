@@ -1,7 +1,8 @@
-// The pod registry's deletion rules: the grace period of a DELETE (CheckGracefulDelete), and when
-// removing the last finalizer deletes a pod that was waiting for its grace period.
+// The pod registry's own rules: the grace period of a DELETE (CheckGracefulDelete), when removing the
+// last finalizer deletes a pod that was waiting for its grace period, and what a write to
+// `/ephemeralcontainers` may change.
 
-import { isJsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, type JsonObject, type KubeObject } from '../meta/object.ts';
 
 const terminalPhase = (pod: KubeObject): boolean => {
   const phase = isJsonObject(pod.status) ? pod.status.phase : undefined;
@@ -20,3 +21,21 @@ export function podGracePeriod(pod: KubeObject, requested: number | undefined): 
 
 /** A pod no kubelet will finish (unscheduled or terminal) goes as soon as its last finalizer does. */
 export const podDeletableDespiteGrace = (pod: KubeObject): boolean => !nodeNameOf(pod) || terminalPhase(pod);
+
+/**
+ * dropNonEphemeralContainerUpdates: the stored spec with the new ephemeral containers, the stored status,
+ * and the metadata a status write may not change (ResetObjectMetaForStatus) taken from the stored pod.
+ */
+export function preparePodForEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): void {
+  const ephemeral = isJsonObject(pod.spec) ? pod.spec.ephemeralContainers : undefined;
+  const spec: JsonObject = { ...(isJsonObject(old.spec) ? old.spec : {}) };
+  if (ephemeral === undefined) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = ephemeral;
+  pod.spec = spec;
+  if (old.status === undefined) delete pod.status;
+  else pod.status = old.status;
+  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+    if (old.metadata[field] === undefined) delete pod.metadata[field];
+    else pod.metadata[field] = old.metadata[field] as never;
+  }
+}

@@ -29,7 +29,7 @@ export type StatusMetadataRule =
   | 'keep-metadata-but-labels'
   /** Most built-ins: metadata edits persist. */
   | 'keep-metadata'
-  /** Custom resources: only .status. */
+  /** Custom resources, ValidatingAdmissionPolicies (ResetObjectMetaForStatus): only .status. */
   | 'status-only';
 
 export interface StrategyConfig {
@@ -48,7 +48,16 @@ export interface StrategyConfig {
   /** Namespaces: what a `/finalize` update restores. */
   prepareForFinalize?(object: KubeObject, old: KubeObject): void;
   extras?: Partial<
-    Pick<ResourceStrategy, 'gracePeriod' | 'deleteDuringUpdateDespiteGrace' | 'beginDeletion' | 'blocksDeletion' | 'defaultPropagation'>
+    Pick<
+      ResourceStrategy,
+      | 'gracePeriod'
+      | 'deleteDuringUpdateDespiteGrace'
+      | 'beginDeletion'
+      | 'blocksDeletion'
+      | 'defaultPropagation'
+      | 'prepareForEphemeralContainersUpdate'
+      | 'validateEphemeralContainersUpdate'
+    >
   >;
 }
 

@@ -32,6 +32,16 @@ export interface TablePrinter {
   cells(object: KubeObject, now: number): unknown[];
 }
 
+/** A subresource with a handler of its own, in discovery's words. */
+export interface HandledSubresource {
+  name: string;
+  /** Group and version of the kind it speaks, when not the resource's own (`policy/v1` Eviction). */
+  group?: string;
+  version?: string;
+  kind: string;
+  verbs: readonly string[];
+}
+
 /** The scale subresource: where replicas and the selector live in the parent object. */
 export interface ScaleSubresource {
   specReplicasPath: string;
@@ -69,6 +79,9 @@ export interface ResourceStrategy {
   prepareForStatusUpdate(object: KubeObject, old: KubeObject, ctx: WriteContext): void;
   /** Namespaces' `/finalize` update: spec.finalizers may change, status may not. */
   prepareForFinalizeUpdate?(object: KubeObject, old: KubeObject): void;
+  /** Pods' `/ephemeralcontainers` update: only spec.ephemeralContainers changes (and what a status write keeps). */
+  prepareForEphemeralContainersUpdate?(object: KubeObject, old: KubeObject): void;
+  validateEphemeralContainersUpdate?(object: KubeObject, old: KubeObject): FieldError[];
   validateCreate(object: KubeObject): FieldError[];
   validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
   validateStatusUpdate(object: KubeObject, old: KubeObject): FieldError[];
@@ -116,8 +129,8 @@ export interface ResourceDefinition {
   readonly strategy: ResourceStrategy;
   readonly table: TablePrinter;
   readonly scale?: ScaleSubresource;
-  /** Pods: the `binding` subresource (POST NAME/binding assigns the object to a node). */
-  readonly binding?: boolean;
+  /** Subresources served by handlers of their own (pods' binding, log, eviction…), as discovery lists them. */
+  readonly subresources: readonly HandledSubresource[];
   /** DELETE answers with the object (pods, services, namespaces) instead of a Status. */
   readonly deleteReturnsObject: boolean;
   /** True for resources served from CustomResourceDefinitions. */

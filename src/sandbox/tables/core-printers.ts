@@ -255,7 +255,7 @@ export const endpointsPrinter: TablePrinter = {
 const countKeys = (value: unknown): number => (isJsonObject(value) ? Object.keys(value).length : 0);
 
 export const configMapPrinter: TablePrinter = {
-  columns: [nameColumn, column('Data', 'integer', 'The number of keys in data and binaryData.'), ageColumn],
+  columns: [nameColumn, column('Data', 'string', 'The number of keys in data and binaryData.'), ageColumn],
   cells: (o, now) => [metaName(o), countKeys(o.data) + countKeys(o.binaryData), ageOf(o, now)],
 };
 
@@ -263,14 +263,14 @@ export const secretPrinter: TablePrinter = {
   columns: [
     nameColumn,
     column('Type', 'string', 'The type of the secret.'),
-    column('Data', 'integer', 'The number of keys in the secret.'),
+    column('Data', 'string', 'The number of keys in the secret.'),
     ageColumn,
   ],
   cells: (o, now) => [metaName(o), str(o.type), countKeys(o.data), ageOf(o, now)],
 };
 
 export const serviceAccountPrinter: TablePrinter = {
-  columns: [nameColumn, column('Secrets', 'integer', 'The number of secrets of the service account.'), ageColumn],
+  columns: [nameColumn, column('Secrets', 'string', 'The number of secrets of the service account.'), ageColumn],
   cells: (o, now) => [metaName(o), objects(o.secrets).length, ageOf(o, now)],
 };
 
@@ -292,8 +292,8 @@ export const eventPrinter: TablePrinter = {
     column('Source', 'string', 'The component that reported the event.', 1),
     column('Message', 'string', 'A human-readable description of the event.'),
     column('First Seen', 'string', 'The time since the event was first observed.', 1),
-    column('Count', 'integer', 'How many times the event happened.', 1),
-    column('Name', 'string', 'The name of the event object.', 1),
+    column('Count', 'string', 'How many times the event happened.', 1),
+    column('Name', 'string', 'The name of the event object.', 1, 'name'),
   ],
   cells: (o, now) => {
     const involved = isJsonObject(o.involvedObject) ? o.involvedObject : {};

@@ -1,4 +1,4 @@
-// kubectl's column sets for apps/v1 and batch/v1 kinds.
+// kubectl's column sets for apps/v1, batch/v1 and autoscaling kinds.
 
 import { readPath, type KubeObject } from '../meta/object.ts';
 import { parseTimestamp } from '../meta/time.ts';
@@ -30,8 +30,8 @@ export const deploymentPrinter: TablePrinter = {
   columns: [
     nameColumn,
     column('Ready', 'string', 'Number of the ready pods out of the desired replicas.'),
-    column('Up-to-date', 'integer', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-    column('Available', 'integer', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+    column('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
+    column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
     ageColumn,
     containersColumn,
     imagesColumn,
@@ -113,7 +113,7 @@ export const controllerRevisionPrinter: TablePrinter = {
   columns: [
     nameColumn,
     column('Controller', 'string', 'The controller of the revision.'),
-    column('Revision', 'integer', 'The revision number.'),
+    column('Revision', 'string', 'The revision number.'),
     ageColumn,
   ],
   cells: (o, now) => {
@@ -164,5 +164,63 @@ export const jobPrinter: TablePrinter = {
   cells: (o, now) => {
     const [names, images] = templateContainers(o, template);
     return [metaName(o), jobStatus(o), jobCompletions(o), jobDuration(o, now), ageOf(o, now), names, images, selector(o)];
+  },
+};
+
+/** One metric of the Targets column: current over target, `<unknown>` before the controller reports. */
+function hpaMetric(spec: Record<string, unknown>, status: Record<string, unknown> | undefined): string {
+  const source = (m: Record<string, unknown> | undefined, field: string): Record<string, unknown> => {
+    const value = m?.[field];
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  };
+  const quantity = (value: unknown): string => (value === undefined || value === null ? '0' : String(value));
+  const field = { External: 'external', Pods: 'pods', Object: 'object', Resource: 'resource', ContainerResource: 'containerResource' }[String(spec.type)];
+  if (!field) return '<unknown type>';
+  const target = source(source(spec, field), 'target');
+  const current = status && status[field] ? source(source(status, field), 'current') : undefined;
+  if (field === 'resource' || field === 'containerResource') {
+    const name = String(source(spec, field).name ?? '');
+    if (target.averageValue !== undefined) return `${name}: ${current ? quantity(current.averageValue) : '<unknown>'}/${quantity(target.averageValue)}`;
+    const now = current?.averageUtilization !== undefined ? `${String(current.averageUtilization)}%` : '<unknown>';
+    return `${name}: ${now}/${target.averageUtilization !== undefined ? `${String(target.averageUtilization)}%` : '<auto>'}`;
+  }
+  if (field === 'pods') return `${current ? quantity(current.averageValue) : '<unknown>'}/${quantity(target.averageValue)}`;
+  if (target.averageValue !== undefined) {
+    return `${current?.averageValue !== undefined ? quantity(current.averageValue) : '<unknown>'}/${quantity(target.averageValue)} (avg)`;
+  }
+  return `${current ? quantity(current.value) : '<unknown>'}/${quantity(target.value)}`;
+}
+
+/** formatHPAMetrics: the first two metrics, then how many more. */
+function hpaTargets(o: KubeObject): string {
+  const specs = objects(readPath(o, ['spec', 'metrics']));
+  const statuses = objects(readPath(o, ['status', 'currentMetrics']));
+  if (!specs.length) return '<none>';
+  const shown = specs.slice(0, 2).map((m, i) => hpaMetric(m, statuses[i]));
+  return specs.length > 2 ? `${shown.join(', ')} + ${specs.length - 2} more...` : shown.join(', ');
+}
+
+/** HorizontalPodAutoscalers, in the stored autoscaling/v2 form (the v1 view is printed from it too). */
+export const horizontalPodAutoscalerPrinter: TablePrinter = {
+  columns: [
+    nameColumn,
+    column('Reference', 'string', 'The object whose scale the autoscaler sets.'),
+    column('Targets', 'string', 'The metrics the autoscaler tracks, current over target.'),
+    column('MinPods', 'string', 'The lower limit for the number of replicas.'),
+    column('MaxPods', 'string', 'The upper limit for the number of replicas.'),
+    column('Replicas', 'string', 'The current number of replicas.'),
+    ageColumn,
+  ],
+  cells: (o, now) => {
+    const min = readPath(o, ['spec', 'minReplicas']);
+    return [
+      metaName(o),
+      `${String(readPath(o, ['spec', 'scaleTargetRef', 'kind']) ?? '')}/${String(readPath(o, ['spec', 'scaleTargetRef', 'name']) ?? '')}`,
+      hpaTargets(o),
+      typeof min === 'number' ? String(min) : '<unset>',
+      int(readPath(o, ['spec', 'maxReplicas'])),
+      status(o, 'currentReplicas'),
+      ageOf(o, now),
+    ];
   },
 };

@@ -1,9 +1,10 @@
-// Containers and init containers of a pod spec, as validateContainers / validateInitContainers
-// check them: names, image, ports, env, mounts, resources, probes, lifecycle, security context.
+// Containers, init containers and ephemeral containers of a pod spec, as validateContainers,
+// validateInitContainers and validateEphemeralContainers check them: names, image, ports, env,
+// mounts, resources, probes, lifecycle, security context.
 
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../errors.ts';
 import { fieldNotFound } from './field-errors.ts';
-import type { JsonObject } from '../meta/object.ts';
+import { isJsonObject, type JsonObject } from '../meta/object.ts';
 import { asArray, asNumber, asObject, asString, isPresent, objectList } from './json.ts';
 import {
   inclusiveRangeError,
@@ -345,6 +346,35 @@ function validateContainerCommon(container: JsonObject, volumes: ReadonlyMap<str
   else if (!pullPolicies.includes(pullPolicy)) errs.push(fieldNotSupported(`${path}.imagePullPolicy`, pullPolicy, pullPolicies));
   errs.push(...validateContainerResources(container.resources, `${path}.resources`));
   errs.push(...validateSecurityContext(container.securityContext, `${path}.securityContext`));
+  return errs;
+}
+
+/** EphemeralContainerCommon fields outside allowedEphemeralContainerFields, in the struct's order. */
+const ephemeralOnlyZero = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+const isZero = (value: unknown): boolean =>
+  value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && !value.length) || (isJsonObject(value) && !Object.keys(value).length);
+
+/** validateEphemeralContainers: container rules, names unique across all containers, and the allow-list. */
+export function validateEphemeralContainers(ephemeral: unknown, containers: unknown, initContainers: unknown, volumes: ReadonlyMap<string, string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const others = new Set([...objectList(containers), ...objectList(initContainers)].map((c) => asString(c.name)));
+  const all = new Set(others);
+  objectList(ephemeral).forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...validateContainerCommon(c, volumes, p));
+    const image = asString(c.image);
+    if (image.length !== image.trim().length) errs.push(fieldInvalid(`${p}.image`, image, 'must not have leading or trailing whitespace'));
+    const name = asString(c.name);
+    if (all.has(name)) errs.push(fieldDuplicate(`${p}.name`, name));
+    else all.add(name);
+    const target = asString(c.targetContainerName);
+    if (target !== '' && !others.has(target)) errs.push(fieldNotFound(`${p}.targetContainerName`, target));
+    for (const field of ephemeralOnlyZero) if (!isZero(c[field])) errs.push(fieldForbidden(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
+    objectList(c.volumeMounts).forEach((m, j) => {
+      for (const field of ['subPath', 'subPathExpr']) if (asString(m[field]) !== '') errs.push(fieldForbidden(`${p}.volumeMounts[${j}].${field}`, 'cannot be set for an Ephemeral Container'));
+    });
+  });
   return errs;
 }
 

@@ -4,6 +4,7 @@
 // therefore report the same metadata error twice, as kube-apiserver does (its message lists it once).
 
 import type { FieldError } from '../errors.ts';
+import { storedVersion } from '../meta/stored-version.ts';
 import { asObject, asString } from './json.ts';
 import {
   validateConfigMap,
@@ -20,13 +21,32 @@ import {
   validateServiceAccount,
   validateServiceAccountUpdate,
 } from './core-kinds.ts';
+import { validateConditions } from './conditions.ts';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpointslice.ts';
 import { validateEventCreate, validateEventUpdate } from './events.ts';
+import {
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBindingUpdate,
+  validateValidatingAdmissionPolicyUpdate,
+} from './admission-policies.ts';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.ts';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './job.ts';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, validatePodDisruptionBudgetUpdate } from './poddisruptionbudget.ts';
+import {
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateClusterRoleBindingUpdate,
+  validateClusterRoleUpdate,
+  validateRole,
+  validateRoleBinding,
+  validateRoleBindingUpdate,
+  validateRoleUpdate,
+} from './rbac.ts';
 import { validateLease, validateLeaseUpdate } from './lease.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from './meta.ts';
 import { nameIsDNSSubdomain, nameIsPathSegment } from './names.ts';
-import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.ts';
+import { validatePodCreate, validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './pod.ts';
 import { validateService, validateServiceStatusUpdate, validateServiceUpdate } from './service.ts';
 import { validateWebhookConfiguration, validateWebhookConfigurationUpdate } from './webhooks.ts';
 import {
@@ -68,6 +88,8 @@ interface KindRules {
   update(obj: Obj, old: Obj): FieldError[];
   /** The `/status` strategy's checks; kinds without one only get the metadata update checks. */
   statusUpdate?(obj: Obj, old: Obj): FieldError[];
+  /** Pods' `/ephemeralcontainers` checks. */
+  ephemeralContainersUpdate?(obj: Obj, old: Obj): FieldError[];
 }
 
 const workload = (kind: WorkloadKind): KindRules => ({
@@ -85,7 +107,13 @@ const webhookConfiguration = (kind: 'mutating' | 'validating'): KindRules => ({
 
 const kinds: Record<string, KindRules> = {
   '/Namespace': { namespaced: false, create: validateNamespace, update: validateNamespaceUpdate, statusUpdate: validateNamespaceStatusUpdate },
-  '/Pod': { namespaced: true, create: validatePodCreate, update: validatePodUpdate, statusUpdate: validatePodStatusUpdate },
+  '/Pod': {
+    namespaced: true,
+    create: validatePodCreate,
+    update: validatePodUpdate,
+    statusUpdate: validatePodStatusUpdate,
+    ephemeralContainersUpdate: validatePodEphemeralContainersUpdate,
+  },
   '/Node': { namespaced: false, create: validateNode, update: validateNodeUpdate, statusUpdate: validateNodeUpdate },
   '/Service': { namespaced: true, create: (o) => validateService(o), update: validateServiceUpdate, statusUpdate: validateServiceStatusUpdate },
   '/Endpoints': { namespaced: true, create: validateEndpoints, update: validateEndpointsUpdate },
@@ -104,9 +132,37 @@ const kinds: Record<string, KindRules> = {
   'discovery.k8s.io/EndpointSlice': { namespaced: true, create: validateEndpointSlice, update: validateEndpointSliceUpdate },
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': webhookConfiguration('mutating'),
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': webhookConfiguration('validating'),
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
+    namespaced: false,
+    create: validateValidatingAdmissionPolicy,
+    update: validateValidatingAdmissionPolicyUpdate,
+    statusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateConditions(asObject(o.status).conditions, 'status.conditions')],
+  },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': {
+    namespaced: false,
+    create: validateValidatingAdmissionPolicyBinding,
+    update: validateValidatingAdmissionPolicyBindingUpdate,
+  },
+  'rbac.authorization.k8s.io/Role': { namespaced: true, create: validateRole, update: validateRoleUpdate },
+  'rbac.authorization.k8s.io/ClusterRole': { namespaced: false, create: (o) => validateClusterRole(o), update: validateClusterRoleUpdate },
+  'rbac.authorization.k8s.io/RoleBinding': { namespaced: true, create: validateRoleBinding, update: validateRoleBindingUpdate },
+  'rbac.authorization.k8s.io/ClusterRoleBinding': { namespaced: false, create: validateClusterRoleBinding, update: validateClusterRoleBindingUpdate },
+  'policy/PodDisruptionBudget': {
+    namespaced: true,
+    create: validatePodDisruptionBudget,
+    update: validatePodDisruptionBudgetUpdate,
+    statusUpdate: validatePodDisruptionBudgetStatusUpdate,
+  },
+  'autoscaling/HorizontalPodAutoscaler': {
+    namespaced: true,
+    create: validateHorizontalPodAutoscaler,
+    update: validateHorizontalPodAutoscalerUpdate,
+    statusUpdate: validateHorizontalPodAutoscalerStatusUpdate,
+  },
 };
 
-const rulesFor = (gvk: GroupVersionKind): KindRules | undefined => (gvk.version === 'v1' ? kinds[`${gvk.group}/${gvk.kind}`] : undefined);
+/** The rules of a kind, for objects in its stored version. */
+const rulesFor = (gvk: GroupVersionKind): KindRules | undefined => (gvk.version === storedVersion(gvk.group, gvk.kind) ? kinds[`${gvk.group}/${gvk.kind}`] : undefined);
 
 /** Whether the sandbox validates this kind with its own rules (otherwise only metadata is checked). */
 export const hasKindValidation = (gvk: GroupVersionKind): boolean => rulesFor(gvk) !== undefined;
@@ -161,4 +217,13 @@ export function validateStatusUpdate(gvk: GroupVersionKind, object: unknown, old
   const statusRules = rulesFor(gvk)?.statusUpdate;
   const specific = statusRules ? statusRules(obj, old) : validateObjectMetaUpdate(obj.metadata, old.metadata);
   return [...commonUpdateErrors(obj, old, namespacedOf(gvk, obj, scope)), ...specific];
+}
+
+/** Validation of a write to pods' `/ephemeralcontainers` subresource. */
+export function validateEphemeralContainersUpdate(gvk: GroupVersionKind, object: unknown, oldObject: unknown): FieldError[] {
+  const obj = asObject(object);
+  const old = asObject(oldObject);
+  const rules = rulesFor(gvk);
+  const specific = rules?.ephemeralContainersUpdate ? rules.ephemeralContainersUpdate(obj, old) : validateObjectMetaUpdate(obj.metadata, old.metadata);
+  return [...commonUpdateErrors(obj, old, rules?.namespaced ?? true), ...specific];
 }

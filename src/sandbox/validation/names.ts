@@ -7,7 +7,7 @@ import { fieldInvalid, fieldRequired, type FieldError } from '../errors.ts';
  * RegexError's wording. Each example is followed by `', '` and joined with `' or '`, which is where
  * the famous double space (`'MyName',  or 'my.name'`) comes from.
  */
-function regexError(message: string, format: string, ...examples: string[]): string {
+export function regexError(message: string, format: string, ...examples: string[]): string {
   if (examples.length === 0) return `${message} (regex used for validation is '${format}')`;
   return `${message} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${format}')`;
 }

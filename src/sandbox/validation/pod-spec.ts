@@ -3,7 +3,7 @@
 
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../errors.ts';
 import { validateLabelSelector } from '../selectors/label-selector.ts';
-import { validateContainers, validateIdRange, validateInitContainers } from './containers.ts';
+import { validateContainers, validateEphemeralContainers, validateIdRange, validateInitContainers } from './containers.ts';
 import { goLiteral, goStringSliceText } from './golang.ts';
 import { asArray, asNumber, asObject, asString, asStringMap, isPresent, objectList } from './json.ts';
 import { validateAnnotations, validateLabelName, validateLabels } from './meta.ts';
@@ -196,6 +196,7 @@ export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOption
   errs.push(...volumes.errors);
   errs.push(...validateContainers(s.containers, volumes.valid, gracePeriod, `${path}.containers`));
   errs.push(...validateInitContainers(s.initContainers, s.containers, volumes.valid, gracePeriod, `${path}.initContainers`));
+  errs.push(...validateEphemeralContainers(s.ephemeralContainers, s.containers, s.initContainers, volumes.valid, `${path}.ephemeralContainers`));
   if (s.hostNetwork === true) {
     objectList(s.containers).forEach((c, i) =>
       objectList(c.ports).forEach((port, j) => {

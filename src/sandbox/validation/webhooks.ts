@@ -59,7 +59,7 @@ function validateResources(resources: string[], path: string): FieldError[] {
   return errs;
 }
 
-function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
+export function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = asArray(rule.operations).map(asString);
   if (ops.length === 0) errs.push(fieldRequired(`${path}.operations`));
@@ -139,7 +139,7 @@ function validateWebhookService(service: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function validateMatchConditions(conditions: unknown, path: string): FieldError[] {
+export function validateMatchConditions(conditions: unknown, path: string): FieldError[] {
   const list = objectList(conditions);
   const errs: FieldError[] = list.length > 64 ? [fieldTooMany(path, list.length, 64)] : [];
   const names = new Set<string>();

@@ -58,12 +58,12 @@ function restartAndDeadline(spec: Obj, kind: string): FieldError[] {
 const percentValue = (v: unknown): number | undefined => (typeof v === 'string' && isValidPercent(v).length === 0 ? Number(v.slice(0, -1)) : undefined);
 const intOrPercentValue = (v: unknown): number => percentValue(v) ?? (typeof v === 'number' ? v : 0);
 
-function validatePositiveIntOrPercent(value: unknown, path: string): FieldError[] {
+export function validatePositiveIntOrPercent(value: unknown, path: string): FieldError[] {
   if (typeof value === 'string') return isValidPercent(value).map((msg) => fieldInvalid(path, goLiteral(goIntOrStringText(value)), msg));
   return nonNegative(value, path);
 }
 
-function notMoreThan100Percent(value: unknown, path: string): FieldError[] {
+export function notMoreThan100Percent(value: unknown, path: string): FieldError[] {
   const pct = percentValue(value);
   return pct !== undefined && pct > 100 ? [fieldInvalid(path, goLiteral(goIntOrStringText(value)), 'must not be greater than 100%')] : [];
 }

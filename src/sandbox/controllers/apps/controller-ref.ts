@@ -6,7 +6,7 @@
 import type { LocalClient, ResourceRef } from '../../apiserver/local-client.ts';
 import { StatusError } from '../../errors.ts';
 import { objectKey, type KubeObject, type OwnerReference } from '../../meta/object.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import { selects } from './workload-fields.ts';
 
 /** The kind of a controller: its resource (for reads) and the apiVersion and kind its references carry. */

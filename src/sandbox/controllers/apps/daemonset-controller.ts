@@ -7,26 +7,25 @@
 import { cloneJson, isJsonObject, jsonEqual, keyOf, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { isEverything } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import type { Controller, ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { controllerRevisionsStorage } from './controller-history.ts';
 import { ControllerIndex } from './controller-index.ts';
 import { claimObjects, controllerRefOf, newControllerRef, ownersSelecting, resolveControllerRef } from './controller-ref.ts';
 import { cleanupHistory, constructHistory, daemonRevisionLabel, daemonSetKind, daemonSetsStorage } from './daemonset-history.ts';
 import { rollingUpdateStep, surgeAndUnavailable } from './daemonset-rolling-update.ts';
-import { addDaemonTolerations, nodeShouldRunDaemonPod, pinToNode, targetNodeName, type NodePlacement } from './daemonset-scheduling.ts';
+import { daemonPodTemplate } from './daemonset-pod-template.ts';
+import { nodeShouldRunDaemonPod, pinToNode, targetNodeName, type NodePlacement } from './daemonset-scheduling.ts';
 import { compareDaemonPods, countDaemonPods, storeDaemonSetStatus } from './daemonset-status.ts';
 import { Expectations } from './expectations.ts';
-import { isNotFound, namespaceTerminating, PodControl, podsResource, sortedMap } from './pod-control.ts';
+import { isNotFound, namespaceTerminating, PodControl, podsResource } from './pod-control.ts';
 import { routePodEvent } from './pod-events.ts';
 import { isPodAvailable, isPodReady, isPodTerminal, podPhase } from './pod-state.ts';
 import { slowStartBatch, slowStartInitialBatchSize } from './slow-start-batch.ts';
 import { minReadySecondsOf, selectorOf, selects } from './workload-fields.ts';
 
 const burstReplicas = 250;
-const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
-const templateGenerationLabel = 'pod-template-generation';
 const failedPodBackoffInitialMs = 1000;
 const failedPodBackoffMaxMs = 15 * 60_000;
 
@@ -45,20 +44,6 @@ class FailedPodsBackoff {
     const delay = !entry || now - entry.updated > 2 * failedPodBackoffMaxMs ? failedPodBackoffInitialMs : Math.min(entry.delay * 2, failedPodBackoffMaxMs);
     this.#entries.set(key, { delay, updated: now });
   }
-}
-
-/** CreatePodTemplate: the daemon tolerations and the generation and revision-hash labels. */
-function daemonPodTemplate(ds: KubeObject, hash: string): JsonObject {
-  const template = cloneJson(readPath(ds, ['spec', 'template']) ?? {}) as JsonObject;
-  const spec = isJsonObject(template.spec) ? template.spec : (template.spec = {});
-  addDaemonTolerations(spec);
-  const metadata = isJsonObject(template.metadata) ? template.metadata : (template.metadata = {});
-  const labels: Record<string, string> = isJsonObject(metadata.labels) ? { ...(metadata.labels as Record<string, string>) } : {};
-  const generation = ds.metadata.annotations?.[templateGenerationAnnotation];
-  if (generation !== undefined && /^[+-]?\d+$/.test(generation)) labels[templateGenerationLabel] = String(Number(generation));
-  if (hash) labels[daemonRevisionLabel] = hash;
-  metadata.labels = sortedMap(labels);
-  return template;
 }
 
 /** shouldIgnoreNodeUpdate: only the set of True conditions and the rest of the node matter. */
@@ -278,7 +263,7 @@ export const daemonSetController: Controller = {
       }
       if (error !== undefined) throw error;
     };
-    const queue = new WorkQueue(sync);
+    const queue = new SerialKeyQueue(sync);
 
     const ownerOf = (object: KubeObject): KubeObject | undefined =>
       resolveControllerRef(ctx, daemonSetsStorage, daemonSetKind.kind, object.metadata.namespace, controllerRefOf(object));

@@ -8,7 +8,7 @@
 import type { LocalClient } from '../../apiserver/local-client.ts';
 import { StatusError } from '../../errors.ts';
 import { readPath, type KubeObject } from '../../meta/object.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import {
   controllerRevisions,
   controllerRevisionsStorage,

@@ -6,7 +6,7 @@
 // the nodes that should run the daemon, rounded up; both zero means maxUnavailable 1.
 
 import { readPath, type KubeObject } from '../../meta/object.ts';
-import { daemonRevisionLabel } from './daemonset-history.ts';
+import { isPodUpdated, templateGeneration } from './daemonset-pod-template.ts';
 import { scaledValue } from './deployment-util.ts';
 import { isPodAvailable } from './pod-state.ts';
 import { minReadySecondsOf } from './workload-fields.ts';
@@ -26,15 +26,14 @@ export interface RollingUpdateStep {
   nodesToCreate: string[];
 }
 
-const isUpdated = (pod: KubeObject, hash: string): boolean => hash !== '' && pod.metadata.labels?.[daemonRevisionLabel] === hash;
-
 /** findUpdatedPodsOnNode: at most one new and one old live pod, or undefined when there are more. */
-function updatedPodsOnNode(pods: readonly KubeObject[], hash: string): { newPod?: KubeObject; oldPod?: KubeObject } | undefined {
+function updatedPodsOnNode(ds: KubeObject, pods: readonly KubeObject[], hash: string): { newPod?: KubeObject; oldPod?: KubeObject } | undefined {
   let newPod: KubeObject | undefined;
   let oldPod: KubeObject | undefined;
+  const generation = templateGeneration(ds);
   for (const pod of pods) {
     if (pod.metadata.deletionTimestamp) continue;
-    if (isUpdated(pod, hash)) {
+    if (isPodUpdated(pod, hash, generation)) {
       if (newPod) return undefined;
       newPod = pod;
     } else {
@@ -68,7 +67,7 @@ export function rollingUpdateStep(input: RollingUpdateInput): RollingUpdateStep 
     const replacements: string[] = [];
     const candidates: string[] = [];
     for (const node of nodes) {
-      const found = updatedPodsOnNode(nodeToPods.get(node) ?? [], hash);
+      const found = updatedPodsOnNode(ds, nodeToPods.get(node) ?? [], hash);
       // Excess pods are the manage loop's to prune; count the node as unavailable meanwhile.
       if (!found) {
         numUnavailable++;
@@ -96,7 +95,7 @@ export function rollingUpdateStep(input: RollingUpdateInput): RollingUpdateStep 
   let numSurge = 0;
   let numAvailable = 0;
   for (const node of nodes) {
-    const found = updatedPodsOnNode(nodeToPods.get(node) ?? [], hash);
+    const found = updatedPodsOnNode(ds, nodeToPods.get(node) ?? [], hash);
     if (!found) {
       numSurge++;
       continue;

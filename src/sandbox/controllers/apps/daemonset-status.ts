@@ -7,7 +7,8 @@ import type { LocalClient } from '../../apiserver/local-client.ts';
 import { StatusError } from '../../errors.ts';
 import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { parseTimestamp } from '../../meta/time.ts';
-import { daemonRevisionLabel, daemonSetKind } from './daemonset-history.ts';
+import { daemonSetKind } from './daemonset-history.ts';
+import { isPodUpdated, templateGeneration } from './daemonset-pod-template.ts';
 import { isPodAvailable, isPodReady } from './pod-state.ts';
 import { minReadySecondsOf } from './workload-fields.ts';
 
@@ -40,6 +41,7 @@ export function countDaemonPods(
   now: number,
 ): DaemonSetCounts {
   const minReady = minReadySecondsOf(ds);
+  const generation = templateGeneration(ds);
   const counts: DaemonSetCounts = {
     desiredNumberScheduled: 0,
     currentNumberScheduled: 0,
@@ -63,7 +65,7 @@ export function countDaemonPods(
       counts.numberReady++;
       if (isPodAvailable(oldest, minReady, now)) counts.numberAvailable++;
     }
-    if (hash !== '' && oldest.metadata.labels?.[daemonRevisionLabel] === hash) counts.updatedNumberScheduled++;
+    if (isPodUpdated(oldest, hash, generation)) counts.updatedNumberScheduled++;
   }
   counts.numberUnavailable = counts.desiredNumberScheduled - counts.numberAvailable;
   return counts;

@@ -4,9 +4,9 @@
 
 import { jsonEqual, keyOf, objectKey, type KubeObject, type OwnerReference } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import { followStore, type Controller, type ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { controllerRefOf } from './controller-ref.ts';
 import { ControllerIndex } from './controller-index.ts';
 import { strategyType } from './deployment-util.ts';
@@ -28,7 +28,7 @@ export const deploymentController: Controller = {
       pods,
       requeueAfter: (key, ms) => queue.addAfter(key, ms),
     });
-    const queue = new WorkQueue((key) => syncer.sync(key));
+    const queue = new SerialKeyQueue((key) => syncer.sync(key));
 
     const ownerOf = (namespace: string | undefined, ref: OwnerReference | undefined, kind: string, storage: string): KubeObject | undefined => {
       if (!ref || ref.kind !== kind) return undefined;

@@ -10,7 +10,7 @@ import { StatusError } from '../../errors.ts';
 import { cloneJson, objectKey, type KubeObject } from '../../meta/object.ts';
 import { parseTimestamp, type Clock } from '../../meta/time.ts';
 import { matchesLabels } from '../../selectors/labels.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { claimObjects, controllerRefOf, newControllerRef, type OwnerKind } from './controller-ref.ts';
 import type { ControllerIndex } from './controller-index.ts';

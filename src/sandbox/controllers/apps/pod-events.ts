@@ -4,8 +4,8 @@
 
 import { jsonEqual, keyOf, type KubeObject } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { ControllerContext } from '../controller.ts';
-import type { WorkQueue } from '../work-queue.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
+import type { SerialKeyQueue } from '../serial-key-queue.ts';
 import { controllerRefOf, ownersSelecting } from './controller-ref.ts';
 import { isPodReady } from './pod-state.ts';
 import { minReadySecondsOf } from './workload-fields.ts';
@@ -14,7 +14,7 @@ export interface PodEventRouting {
   ctx: ControllerContext;
   /** The owners' storage resource (`statefulsets.apps`, `daemonsets.apps`). */
   storage: string;
-  queue: WorkQueue;
+  queue: SerialKeyQueue;
   /** The owner a controller reference resolves to. */
   ownerOf(object: KubeObject): KubeObject | undefined;
   /** Called with the owner's key when a pod it controls is created or goes away (its expectations). */

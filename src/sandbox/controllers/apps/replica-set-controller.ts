@@ -9,9 +9,9 @@ import { cloneJson, isJsonObject, jsonEqual, keyOf, objectKey, type JsonObject, 
 import { formatTimestamp } from '../../meta/time.ts';
 import { matchesLabels } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import { followStore, type Controller, type ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { claimObjects, controllerRefOf, newControllerRef, type OwnerKind } from './controller-ref.ts';
 import { ControllerIndex } from './controller-index.ts';
 import { errorText, isNotFound, namespaceTerminating, PodControl, podsResource } from './pod-control.ts';
@@ -271,7 +271,7 @@ export const replicaSetController: Controller = {
       if (manageError !== undefined) throw manageError;
     };
 
-    const queue = new WorkQueue(sync);
+    const queue = new SerialKeyQueue(sync);
     const observe = (event: StoreEvent): void => {
       podIndex.observe(event);
       replicaSetIndex.observe(event);

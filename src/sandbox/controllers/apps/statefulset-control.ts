@@ -8,10 +8,10 @@
 // with the MaxUnavailableStatefulSet gate on, up to maxUnavailable pods at a time instead. OnDelete
 // leaves that to the user. The status is written through /status when it changed.
 
-import type { FeatureGates } from '../../feature-gates.ts';
+import type { ApiServerFeatureGates } from '../../feature-gates.ts';
 import { readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { StatusError } from '../../errors.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import { revisionTemplate, sortRevisions } from './controller-history.ts';
 import { isPodAvailable, isPodReady, podPhase } from './pod-state.ts';
 import { identityMatches, newStatefulSetPod, ordinalOf, podRevision, storageMatches } from './statefulset-identity.ts';
@@ -52,9 +52,9 @@ const isRunningAndReady = (pod: KubeObject): boolean => podPhase(pod) === 'Runni
 export class StatefulSetSync {
   readonly #ctx: ControllerContext;
   readonly #pods: StatefulPodControl;
-  readonly #gates: FeatureGates;
+  readonly #gates: ApiServerFeatureGates;
 
-  constructor(ctx: ControllerContext, pods: StatefulPodControl, gates: FeatureGates = {}) {
+  constructor(ctx: ControllerContext, pods: StatefulPodControl, gates: ApiServerFeatureGates = {}) {
     this.#ctx = ctx;
     this.#pods = pods;
     this.#gates = gates;

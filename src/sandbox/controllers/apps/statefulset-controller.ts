@@ -4,12 +4,12 @@
 // adopts orphan revisions and runs StatefulSetSync. A set with minReadySeconds is synced again once
 // its ready pods become available. The feature gates are the simulation's (docs/sandbox-statefulsets.md).
 
-import type { FeatureGates } from '../../feature-gates.ts';
+import type { ApiServerFeatureGates } from '../../feature-gates.ts';
 import type { KubeObject } from '../../meta/object.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import { followStore, type Controller, type ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { ControllerIndex } from './controller-index.ts';
 import { claimObjects, controllerRefOf, resolveControllerRef } from './controller-ref.ts';
 import { podsResource } from './pod-control.ts';
@@ -21,7 +21,7 @@ import { adoptOrphanRevisions } from './statefulset-revisions.ts';
 import { statefulSetKind, statefulSetsStorage } from './statefulset-spec.ts';
 import { minReadySecondsOf, selectorOf, selects, specReplicas } from './workload-fields.ts';
 
-export const statefulSetController = (gates: FeatureGates = {}): Controller => ({
+export const statefulSetController = (gates: ApiServerFeatureGates = {}): Controller => ({
   name: 'statefulset-controller',
   start(ctx: ControllerContext): () => void {
     const recorder = new EventRecorder(ctx.client, 'statefulset-controller', ctx.clock);
@@ -47,7 +47,7 @@ export const statefulSetController = (gates: FeatureGates = {}): Controller => (
       // One more sync once the ready pods are available (clock skew guard of the real controller).
       if (minReadySecondsOf(set) > 0 && status.availableReplicas !== specReplicas(set)) queue.addAfter(key, minReadySecondsOf(set) * 1000);
     };
-    const queue = new WorkQueue(sync);
+    const queue = new SerialKeyQueue(sync);
 
     const ownerOf = (pod: KubeObject): KubeObject | undefined =>
       resolveControllerRef(ctx, statefulSetsStorage, statefulSetKind.kind, pod.metadata.namespace, controllerRefOf(pod));

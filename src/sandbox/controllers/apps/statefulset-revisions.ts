@@ -6,7 +6,7 @@
 import type { LocalClient } from '../../apiserver/local-client.ts';
 import { labelSelectorMatches } from '../../selectors/label-selector.ts';
 import type { KubeObject } from '../../meta/object.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import {
   adoptRevision,
   controllerRevisions,

@@ -10,10 +10,10 @@ import { ControllerIndex } from '../apps/controller-index.ts';
 import { controllerRefOf, ownersSelecting, resolveControllerRef } from '../apps/controller-ref.ts';
 import { Expectations } from '../apps/expectations.ts';
 import { isNotFound, PodControl } from '../apps/pod-control.ts';
-import { followStore, type Controller, type ControllerContext } from '../controller.ts';
+import { followStore, type Controller, type ControllerContext } from '../in-process-controller.ts';
 import { DelayedKeys } from '../delayed-keys.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { FinalizerExpectations } from './finalizer-expectations.ts';
 import { BackoffStore } from './job-backoff.ts';
 import { activeDeadlineSecondsOf, finishedCondition, hasTrackingFinalizer, jobsStorage, managedByExternalController } from './job-spec.ts';
@@ -40,7 +40,7 @@ export function jobController(options: JobControllerOptions = {}): Controller {
       const expectations = new Expectations(ctx.clock);
       const finalizerExpectations = new FinalizerExpectations();
       const podIndex = new ControllerIndex('pods');
-      const queue = new WorkQueue((key) => jobs.sync(key));
+      const queue = new SerialKeyQueue((key) => jobs.sync(key));
       const delayed = new DelayedKeys((key) => queue.add(key));
       const jobs = new JobSync({
         ctx,
@@ -70,7 +70,7 @@ export function jobController(options: JobControllerOptions = {}): Controller {
           if (!isNotFound(err)) throw err;
         });
       };
-      const orphans = new WorkQueue(syncOrphanPod);
+      const orphans = new SerialKeyQueue(syncOrphanPod);
 
       const ownerOf = (pod: KubeObject): KubeObject | undefined => resolveControllerRef(ctx, jobsStorage, 'Job', pod.metadata.namespace, controllerRefOf(pod));
 

@@ -18,7 +18,7 @@ import { isNotFound, namespaceTerminating, type PodControl, podsResource } from 
 import { isPodActive, isPodReady, isPodTerminating, podPhase } from '../apps/pod-state.ts';
 import { slowStartBatch, slowStartInitialBatchSize } from '../apps/slow-start-batch.ts';
 import { selects } from '../apps/workload-fields.ts';
-import type { ControllerContext } from '../controller.ts';
+import type { ControllerContext } from '../in-process-controller.ts';
 import type { DelayedKeys } from '../delayed-keys.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import type { FinalizerExpectations } from './finalizer-expectations.ts';

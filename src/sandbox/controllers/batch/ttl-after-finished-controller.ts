@@ -7,9 +7,9 @@ import { StatusError } from '../../errors.ts';
 import type { KubeObject } from '../../meta/object.ts';
 import { parseTimestamp } from '../../meta/time.ts';
 import type { StoreEvent } from '../../storage/store.ts';
-import type { Controller, ControllerContext } from '../controller.ts';
+import type { Controller, ControllerContext } from '../in-process-controller.ts';
 import { maxTimerDelayMs } from '../delayed-keys.ts';
-import { WorkQueue } from '../work-queue.ts';
+import { SerialKeyQueue } from '../serial-key-queue.ts';
 import { finishedCondition, jobKind, jobsStorage, ttlSecondsAfterFinishedOf } from './job-spec.ts';
 
 /** Milliseconds until the Job expires (<= 0: expired), or undefined when it needs no cleanup. */
@@ -57,7 +57,7 @@ export const ttlAfterFinishedController: Controller = {
         },
       });
     };
-    const queue = new WorkQueue(process);
+    const queue = new SerialKeyQueue(process);
     const observe = (event: StoreEvent): void => {
       if (event.resource === jobsStorage && event.type !== 'DELETED' && timeLeft(event.object, ctx.clock()) !== undefined) queue.add(event.key);
     };

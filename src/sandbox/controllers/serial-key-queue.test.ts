@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorkQueue } from './work-queue.ts';
+import { SerialKeyQueue } from './serial-key-queue.ts';
 
 test('a key queued several times before processing is processed once; failures are retried', async () => {
   const seen: string[] = [];
   let failOnce = true;
-  const queue = new WorkQueue(async (key) => {
+  const queue = new SerialKeyQueue(async (key) => {
     seen.push(key);
     if (key === 'flaky' && failOnce) {
       failOnce = false;

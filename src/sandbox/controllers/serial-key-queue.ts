@@ -1,7 +1,8 @@
-// A small deduplicating work queue for the sandbox's in-process controllers: a key queued twice is
-// processed once; a failed key is retried after a growing delay; processing is serial.
+// The key queue of the sandbox's in-process controllers: a key queued twice is processed once; a failed
+// key is retried after a growing delay; one key is processed at a time. (Not podops' rate-limited
+// WorkQueue of src/kube: the sandbox imports nothing from the rest of podops.)
 
-export class WorkQueue {
+export class SerialKeyQueue {
   readonly #pending = new Set<string>();
   readonly #failures = new Map<string, number>();
   readonly #timers = new Set<NodeJS.Timeout>();

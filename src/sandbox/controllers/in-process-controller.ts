@@ -1,6 +1,7 @@
-// In-process controllers run inside the sandbox (the garbage collector, the namespace and CRD
-// controllers here; part 2's kubelet and workload controllers). They write through a LocalClient,
-// i.e. through the same request pipeline (admission, validation, metrics) as any API client.
+// What an in-process controller is: the contract of everything that runs inside the sandbox beside
+// the API server (the garbage collector, the namespace, CRD, endpoints and workload controllers, the
+// simulated nodes' scheduler and kubelets). They write through a LocalClient, i.e. through the same
+// request pipeline (admission, validation, metrics) as any API client.
 
 import type { LocalClient } from '../apiserver/local-client.ts';
 import type { Clock } from '../meta/time.ts';
