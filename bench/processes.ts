@@ -5,6 +5,7 @@ import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { WriteRecord } from '../src/sandbox/index.ts';
 
 export interface ServerProcess {
   url: string;
@@ -15,6 +16,8 @@ export interface ServerProcess {
   commits(): Promise<Record<string, number>>;
   /** Pod writes in the benchmark namespace (needs `recordWrites`): all, and those that only flipped Ready. */
   writes(): Promise<{ total: number; readyOnly: number }>;
+  /** The write log of a namespace, pods left out (needs `recordWrites`). */
+  records(namespace: string): Promise<WriteRecord[]>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +67,11 @@ export function startServerProcess(options: Record<string, unknown> = {}): Promi
     writes: () => {
       const answer = next<{ total: number; readyOnly: number }>('writes');
       child.send('writes');
+      return answer;
+    },
+    records: (namespace) => {
+      const answer = next<WriteRecord[]>('records');
+      child.send({ records: namespace });
       return answer;
     },
     stop: () =>

@@ -26,6 +26,9 @@ process.on('message', (message: unknown) => {
   if (message === 'commits') process.send?.({ commits: Object.fromEntries(committedAt) });
   if (message === 'writes') process.send?.({ writes: podWrites() });
   if (message === 'stop') void sandbox.stop().then(() => process.exit(0));
+  // The write log of one namespace, pods left out (needs `recordWrites`).
+  const records = (message as { records?: string } | undefined)?.records;
+  if (records !== undefined) process.send?.({ records: (sandbox.history?.records() ?? []).filter((r) => r.namespace === records && r.resource !== 'pods') });
 });
 process.send?.({ server: { url: sandbox.url, kubeconfig: sandbox.kubeconfig } });
 

@@ -80,6 +80,7 @@ test('the pod webhooks only see controlled pods, fail closed and answer within 5
   assert.deepEqual(sideEffects.sort(), [
     'mutating-generic.apps.kusionstack.io=None',
     'mutating-pod.apps.kusionstack.io=None',
+    'mutating-rollout-workload.apps.kusionstack.io=None',
     'validating-generic.apps.kusionstack.io=None',
     'validating-pod.apps.kusionstack.io=NoneOnDryRun',
   ]);
@@ -118,6 +119,7 @@ async function usedAccess(): Promise<Set<string>> {
   const variables: Record<string, string[]> = {
     [`${join('src', 'kube', 'informer.ts')}:type`]: informed,
     [`${join('src', 'webhook', 'certificate-manager.ts')}:type`]: ['MUTATING_WEBHOOK_CONFIGURATIONS', 'VALIDATING_WEBHOOK_CONFIGURATIONS'],
+    [`${join('src', 'controllers', 'rollout-controller.ts')}:WORKLOAD_TYPES[kind]`]: ['DEPLOYMENTS', 'STATEFULSETS', 'DAEMONSETS'],
   };
   const used = new Set<string>();
   const grant = (name: string, verb: string, subresource?: string): void => {
@@ -126,6 +128,7 @@ async function usedAccess(): Promise<Set<string>> {
     used.add(`${type.group}/${type.resource}${subresource ? `/${subresource}` : ''} ${verb}`);
   };
   for (const [file, source] of sources) {
+    if (/\bclient\.evict\(/.test(source)) grant('PODS', 'create', 'eviction');
     for (const match of source.matchAll(/\bclient\.(get|list|create|replace|patch|delete|watch)\s*(?:<[^(]*>)?\(/g)) {
       const text = callText(source, (match.index ?? 0) + match[0].length - 1);
       const first = (text.split(',')[0] ?? '').trim();
@@ -173,7 +176,7 @@ async function renderChart(values: Record<string, unknown>, apiVersions: readonl
   for (const [key, value] of Object.entries(values)) merged[key] = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(merged[key] as object), ...value } : value;
   const template = await readFile(join(chart, 'templates', 'podops.yaml'), 'utf8');
   const rendered = renderTemplate(template, { Values: merged, Release: { Namespace: 'ops' }, apiVersions });
-  const crds = parseYaml(await readFile(join(chart, 'crds', 'podtransitionrules.yaml'), 'utf8'));
+  const crds = (await Promise.all(['podtransitionrules', 'rolloutlifecycles'].map((plural) => readFile(join(chart, 'crds', `${plural}.yaml`), 'utf8')))).flatMap(parseYaml);
   return [...crds, ...parseYaml(rendered).filter((d) => d !== null)];
 }
 

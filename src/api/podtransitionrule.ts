@@ -4,6 +4,7 @@
 // the types; podtransitionrule.test.ts checks that every typed field is in the schema and vice versa.
 
 import type { ObjectMeta } from './kube.ts';
+import { array, bool, int64, intOrString, object, str, strings, time, type Schema } from './schema.ts';
 import { labelSelectorSchema, type LabelSelector } from './selector.ts';
 
 export const PTR_GROUP = 'apps.kusionstack.io';
@@ -234,29 +235,10 @@ export interface PollResponse {
 
 // The structural OpenAPI v3 schema.
 
-type Schema = Record<string, unknown>;
-
-const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
-const bool = (description: string): Schema => ({ type: 'boolean', description });
-const int64 = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', format: 'int64', description, ...extra });
-const time = (description: string): Schema => ({ type: 'string', format: 'date-time', description });
-const strings = (description: string): Schema => ({ type: 'array', description, items: { type: 'string' } });
-const object = (description: string, properties: Record<string, Schema>, required?: string[]): Schema => ({
-  type: 'object',
-  description,
-  ...(required ? { required } : {}),
-  properties,
-});
-const array = (description: string, items: Schema, maxItems?: number): Schema => ({ type: 'array', description, items, ...(maxItems !== undefined && { maxItems }) });
 /** Bounds of what one rule may hold: an admission review of it stays small, whatever a writer sends. */
 export const MAX_TRANSITION_RULES = 64;
 export const MAX_WEBHOOK_PARAMETERS = 64;
 export const MAX_URL_LENGTH = 2048;
-const intOrString = (description: string): Schema => ({
-  description,
-  'x-kubernetes-int-or-string': true,
-  anyOf: [{ type: 'integer' }, { type: 'string' }],
-});
 
 const adaptivePolicy = (description: string): Schema =>
   object(description, {

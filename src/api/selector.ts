@@ -175,3 +175,16 @@ export function labelValueProblem(value: string): string | undefined {
   if (value.length > 0 && !NAME_PART.test(value)) return `a valid label value must be empty or ${NAME_CHARS.replace('must ', '')}`;
   return undefined;
 }
+
+/** A LabelSelector in the `labelSelector` query syntax (metav1.FormatLabelSelector's, sorted by key). */
+export function labelSelectorString(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    const list = [...values].sort().join(',');
+    if (operator === 'In') parts.push(`${key} in (${list})`);
+    else if (operator === 'NotIn') parts.push(`${key} notin (${list})`);
+    else if (operator === 'Exists') parts.push(key);
+    else if (operator === 'DoesNotExist') parts.push(`!${key}`);
+  }
+  return parts.sort().join(',');
+}

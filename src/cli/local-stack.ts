@@ -7,10 +7,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { Registry } from 'prom-client';
 import { dirname } from 'node:path';
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
+import { rolloutLifecycleCRD } from '../api/rolloutlifecycle.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import { isAlreadyExists, KubeClient, type KubeObject } from '../kube/client.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
-import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, SECRETS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../kube/resources.ts';
+import { ROLLOUTLIFECYCLES, CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, SECRETS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../kube/resources.ts';
 import { startOperator } from '../operator/operator.ts';
 import { urlClientConfig, webhookConfigurations } from '../operator/webhook-configuration.ts';
 import { PODTRANSITIONRULES } from '../controllers/transition-controller.ts';
@@ -86,7 +87,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
   await writeFile(options.kubeconfigPath, sandbox.kubeconfig, { mode: 0o600 });
   const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
 
-  await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, podTransitionRuleCRD() as KubeObject);
+  for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
   await until(() => client.list(PODTRANSITIONRULES, { namespace: 'default', limit: 1 }).then(() => true), 'the PodTransitionRule CRD', signal);
   await createIfAbsent(client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
 
@@ -141,7 +142,7 @@ export async function registerWebhooks(client: KubeClient, webhookAddress: strin
   }
 }
 
-/** A controlled Service and a Deployment of three controlled pods behind it. */
+/** A controlled Service and a Deployment of three controlled pods behind it, with rollout hooks. */
 async function createDemo(client: KubeClient): Promise<void> {
   const labels = { app: 'web' };
   await createIfAbsent(client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEMO_NAMESPACE } });
@@ -162,6 +163,22 @@ async function createDemo(client: KubeClient): Promise<void> {
         metadata: { labels: { ...labels, [CONTROL_LABEL]: CONTROL_LABEL_VALUE } },
         spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }] },
       },
+    },
+  });
+  // Rollout hooks for the demo Deployment: a migration before any new pod, a smoke test at half, a notification.
+  const hookJob = (script: string) => ({ backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', script] }] } } });
+  const hook = (name: string, progressPoint: number | string, script: string) => ({ name, trigger: { progressAvailableParams: { progressPoint } }, jobSpec: hookJob(script) });
+  await createIfAbsent(client, ROLLOUTLIFECYCLES, {
+    apiVersion: 'apps.kusionstack.io/v1alpha1',
+    kind: 'RolloutLifecycle',
+    metadata: { name: 'web', namespace: DEMO_NAMESPACE },
+    spec: {
+      targetRef: { kind: 'Deployment', name: 'web' },
+      hooks: [
+        hook('migrate', 0, 'echo "migrating the schema for $K8S_ROLLOUT_TYPE to $K8S_ROLLOUT_TO_OBJECT"; sleep 3'),
+        hook('smoke', '50%', 'echo "smoke test of $K8S_ROLLOUT_TO_OBJECT passed"; sleep 3'),
+        hook('notify', '100%', 'echo "rollout from $K8S_ROLLOUT_FROM_OBJECT done"'),
+      ],
     },
   });
 }

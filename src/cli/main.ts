@@ -9,6 +9,7 @@ import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
 import { manifestsCommand } from './commands/manifests.ts';
 import { operatorCommand } from './commands/operator.ts';
+import { rolloutCommand } from './commands/rollout.ts';
 import { sandboxCommand } from './commands/sandbox.ts';
 
 export const commands: readonly Command[] = [
@@ -18,6 +19,7 @@ export const commands: readonly Command[] = [
   beginCommand,
   finishCommand,
   undoCommand,
+  rolloutCommand,
   operatorCommand,
   manifestsCommand,
   sandboxCommand,

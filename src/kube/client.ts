@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { accessFromKubeconfig, inClusterAccess, loadDefaultAccess, parseKubeconfig, readKubeconfigFile, type ClusterAccess, type Credentials } from './kubeconfig.ts';
-import { resourcePath, type ResourceType } from './resources.ts';
+import { PODS as PODS_TYPE, resourcePath, type ResourceType } from './resources.ts';
 
 export interface Status {
   kind?: 'Status';
@@ -35,6 +35,8 @@ export const isNotFound = (err: unknown): boolean => err instanceof ApiError && 
 export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
 export const isGone = (err: unknown): boolean => err instanceof ApiError && err.code === 410;
+/** 429: an eviction a disruption budget refuses for now, or the server's rate limit. */
+export const isTooManyRequests = (err: unknown): boolean => err instanceof ApiError && err.code === 429;
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -324,6 +326,12 @@ export class KubeClient {
       query: this.#writeQuery(options),
       ...(options.signal && { signal: options.signal }),
     });
+  }
+
+  /** POST pods/NAME/eviction: a delete that PodDisruptionBudgets (and eviction webhooks) may refuse with 429. */
+  evict(namespace: string, name: string, options: { signal?: AbortSignal } = {}): Promise<Status> {
+    const body = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
+    return this.request<Status>({ method: 'POST', path: resourcePath(PODS_TYPE, namespace, name, 'eviction'), body, ...(options.signal && { signal: options.signal }) });
   }
 
   delete<T = Status>(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<T> {

@@ -17,7 +17,13 @@ export const SECRETS = core('secrets', 'Secret');
 export const EVENTS = core('events', 'Event');
 export const NAMESPACES = core('namespaces', 'Namespace', false);
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
-export const DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
+const apps = (resource: string, kind: string): ResourceType => ({ group: 'apps', version: 'v1', resource, kind, namespaced: true });
+export const DEPLOYMENTS = apps('deployments', 'Deployment');
+export const STATEFULSETS = apps('statefulsets', 'StatefulSet');
+export const DAEMONSETS = apps('daemonsets', 'DaemonSet');
+export const REPLICASETS = apps('replicasets', 'ReplicaSet');
+export const CONTROLLER_REVISIONS = apps('controllerrevisions', 'ControllerRevision');
+export const JOBS: ResourceType = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true };
 export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false };
 export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
 export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
@@ -33,3 +39,5 @@ export function resourcePath(type: ResourceType, namespace?: string, name?: stri
   if (subresource) path += `/${subresource}`;
   return path;
 }
+
+export const ROLLOUTLIFECYCLES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'rolloutlifecycles', kind: 'RolloutLifecycle', namespaced: true };

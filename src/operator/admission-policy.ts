@@ -6,10 +6,13 @@
 // - pods: only controlled ones; never the spec, owner references or finalizers; only the protocol's labels
 //   and annotations; through pods/status only the service-ready condition; deletes only of pods marked
 //   to-delete;
-// - its webhook configurations: only the caBundle of each webhook.
+// - its webhook configurations: only the caBundle of each webhook;
+// - workloads and ReplicaSets: only the rollout settings a hold changes (paused, strategy, updateStrategy) and
+//   the RolloutLifecycle label and annotations; Jobs: only those of rollout hooks, and only to suspend them.
 // The expressions are CEL as the API server runs them (object and oldObject untyped), so every field that
 // may be absent is tested with has() first: an evaluation error would deny podops' own writes.
 
+import { RL_JOB_HOOK_LABEL, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
 
 export const ADMISSION_POLICY_NAME = 'podops-service-account-limits';
@@ -58,6 +61,44 @@ const onlyKeysChange = (before: string, after: string, pattern: string): string 
 
 const podUpdate = (condition: string): string => `!variables.isPod || request.operation != 'UPDATE' || (${condition})`;
 
+/** Keys podops writes on workloads and ReplicaSets: the RolloutLifecycle label and its annotations. */
+const ROLLOUT_DOMAIN = RL_WORKLOAD_LABEL.slice(0, RL_WORKLOAD_LABEL.indexOf('/'));
+const ROLLOUT_KEYS = `^${regexQuote(ROLLOUT_DOMAIN)}/`;
+
+/** The spec fields of Deployments, StatefulSets and DaemonSets other than the rollout settings a hold changes. */
+const WORKLOAD_SPEC_FIELDS = [
+  'replicas',
+  'selector',
+  'template',
+  'minReadySeconds',
+  'revisionHistoryLimit',
+  'progressDeadlineSeconds',
+  'serviceName',
+  'volumeClaimTemplates',
+  'podManagementPolicy',
+  'persistentVolumeClaimRetentionPolicy',
+  'ordinals',
+];
+
+/** A Job's spec fields other than suspend (a cancelled hook's kept Job is suspended). */
+const JOB_SPEC_FIELDS = [
+  'parallelism',
+  'completions',
+  'activeDeadlineSeconds',
+  'podFailurePolicy',
+  'successPolicy',
+  'backoffLimit',
+  'backoffLimitPerIndex',
+  'maxFailedIndexes',
+  'selector',
+  'manualSelector',
+  'template',
+  'ttlSecondsAfterFinished',
+  'completionMode',
+  'podReplacementPolicy',
+  'managedBy',
+];
+
 export function admissionPolicy(namespace: string, serviceAccount: string, labels: Record<string, string>): Record<string, unknown>[] {
   const serviceReadyFree = (object: string): string => `(${listOf(object, 'status.conditions')}).filter(c, !has(c.type) || c.type != ${cel(SERVICE_READY_GATE)})`;
   return [
@@ -71,11 +112,17 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
           resourceRules: [
             { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['pods', 'pods/status'] },
             { apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
+            { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'] },
+            { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['jobs'] },
           ],
         },
         matchConditions: [{ name: 'podops-service-account', expression: `request.userInfo.username == ${cel(`system:serviceaccount:${namespace}:${serviceAccount}`)}` }],
         variables: [
           { name: 'isPod', expression: "request.resource.resource == 'pods'" },
+          { name: 'isWebhookConfiguration', expression: "request.resource.group == 'admissionregistration.k8s.io'" },
+          { name: 'isWorkload', expression: "request.resource.resource in ['deployments', 'statefulsets', 'daemonsets']" },
+          { name: 'isReplicaSet', expression: "request.resource.resource == 'replicasets'" },
+          { name: 'isJob', expression: "request.resource.resource == 'jobs'" },
           { name: 'oldLabels', expression: mapOf('oldObject', 'metadata.labels') },
           { name: 'newLabels', expression: mapOf('object', 'metadata.labels') },
           { name: 'oldAnnotations', expression: mapOf('oldObject', 'metadata.annotations') },
@@ -115,8 +162,33 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
             reason: 'Forbidden',
           },
           {
-            expression: `variables.isPod || (has(object.webhooks) == has(oldObject.webhooks) && (!has(object.webhooks) || (object.webhooks.size() == oldObject.webhooks.size() && object.webhooks.all(w, oldObject.webhooks.exists(o, o.name == w.name && ${WEBHOOK_FIELDS.map((f) => `(${same('w', 'o', f)})`).join(' && ')})))))`,
+            expression: `!variables.isWebhookConfiguration || (has(object.webhooks) == has(oldObject.webhooks) && (!has(object.webhooks) || (object.webhooks.size() == oldObject.webhooks.size() && object.webhooks.all(w, oldObject.webhooks.exists(o, o.name == w.name && ${WEBHOOK_FIELDS.map((f) => `(${same('w', 'o', f)})`).join(' && ')})))))`,
             message: "podops may only change the caBundle of its webhook configurations' webhooks",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isWorkload || (${WORKLOAD_SPEC_FIELDS.map((f) => `(${same('object', 'oldObject', `spec.${f}`)})`).join(' && ')})`,
+            message: "podops may only change a workload's rollout settings (paused, strategy, updateStrategy)",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!(variables.isWorkload || variables.isReplicaSet) || (${onlyKeysChange('variables.oldLabels', 'variables.newLabels', ROLLOUT_KEYS)} && ${onlyKeysChange('variables.oldAnnotations', 'variables.newAnnotations', ROLLOUT_KEYS)})`,
+            message: `podops may only change the ${ROLLOUT_DOMAIN} labels and annotations of a workload or ReplicaSet`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isReplicaSet || object.spec == oldObject.spec`,
+            message: "podops may not change a ReplicaSet's spec",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isJob || (request.operation == 'CREATE' ? has(object.metadata.labels) && ${cel(RL_JOB_HOOK_LABEL)} in object.metadata.labels : ${cel(RL_JOB_HOOK_LABEL)} in variables.oldLabels)`,
+            message: 'podops may only create, change or delete the Jobs of rollout hooks',
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isJob || request.operation != 'UPDATE' || (${JOB_SPEC_FIELDS.map((f) => `(${same('object', 'oldObject', `spec.${f}`)})`).join(' && ')} && ${same('object', 'oldObject', 'metadata.labels')})`,
+            message: 'podops may only suspend a hook Job',
             reason: 'Forbidden',
           },
         ],

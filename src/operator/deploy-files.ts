@@ -117,7 +117,7 @@ export function deployFiles(): Record<string, string> {
       appVersion: CHART_VERSION,
     }),
     'helm/podops/values.yaml': HEADER + VALUES,
-    'helm/podops/crds/podtransitionrules.yaml': HEADER + yamlDocuments(crds),
+    ...Object.fromEntries(crds.map((crd) => [`helm/podops/crds/${(crd.spec as { names: { plural: string } }).names.plural}.yaml`, HEADER + yamlDocuments([crd])])),
     'helm/podops/templates/podops.yaml': HEADER + template,
     'helm/podops/templates/NOTES.txt':
       'podops is installed in namespace {{ .Release.Namespace }}.\n\nOnly pods labelled kusionstack.io/control=true take part. Watch them with:\n  podops status -n <namespace>\n',

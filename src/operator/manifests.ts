@@ -6,6 +6,7 @@
 // plane to the webhook port, and the API server's client certificate checked by the webhook server.
 
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
+import { rolloutLifecycleCRD } from '../api/rolloutlifecycle.ts';
 import { admissionPolicy } from './admission-policy.ts';
 import { WEBHOOK_NAMES, serviceClientConfig, webhookConfigurations } from './webhook-configuration.ts';
 
@@ -80,6 +81,7 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
   ];
   return [
     podTransitionRuleCRD(),
+    rolloutLifecycleCRD(),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) },
     {
@@ -94,6 +96,16 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         // Rules are read from the informer's cache only (list and watch); patch adds and removes the finalizer.
         { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules'], verbs: ['list', 'watch', 'patch'] },
         { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules/status'], verbs: ['update'] },
+        // Rollout hooks: the RolloutLifecycles (from the cache; patch for the finalizer and the retry
+        // annotation), the workloads they target (labelled ones cached; patch holds and releases them), their
+        // revisions (read when a template changes), hook Jobs, and evictions of a held DaemonSet's old pods.
+        { apiGroups: ['apps.kusionstack.io'], resources: ['rolloutlifecycles'], verbs: ['list', 'watch', 'patch'] },
+        { apiGroups: ['apps.kusionstack.io'], resources: ['rolloutlifecycles/status'], verbs: ['patch'] },
+        { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: ['get', 'list', 'watch', 'patch'] },
+        { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['list', 'watch', 'patch'] },
+        { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['list'] },
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+        { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
         {
           apiGroups: ['admissionregistration.k8s.io'],
           resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],

@@ -20,7 +20,13 @@ import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
-import { PODS } from '../kube/resources.ts';
+import { DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS } from '../kube/resources.ts';
+import { RL_KIND, RL_WORKLOAD_LABEL, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
+import { rolloutController } from '../controllers/rollout-controller.ts';
+import type { JobLike } from '../rollout/observe.ts';
+import type { Workload } from '../rollout/workload.ts';
+import { admitWorkload, defaultRolloutLifecycleRequest, validateRolloutLifecycleRequest } from '../webhook/rollout.ts';
+import type { AdmissionRequest } from '../webhook/admission.ts';
 import { lifecycleController } from '../controllers/lifecycle-controller.ts';
 import { PODTRANSITIONRULES, TransitionRuleChecker, transitionController } from '../controllers/transition-controller.ts';
 import { podTransitionRuleSchema, PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
@@ -102,12 +108,33 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   ];
   const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
+  // Rollout hooks: only the workloads and Jobs podops labelled for a RolloutLifecycle are cached.
+  const labelled = { labelSelector: RL_WORKLOAD_LABEL, logger: log, client };
+  const rolloutLifecycles = new Informer<RolloutLifecycle>({ client, type: ROLLOUTLIFECYCLES, logger: log });
+  const workloads = {
+    Deployment: new Informer<Workload>({ ...labelled, type: DEPLOYMENTS }),
+    StatefulSet: new Informer<Workload>({ ...labelled, type: STATEFULSETS }),
+    DaemonSet: new Informer<Workload>({ ...labelled, type: DAEMONSETS }),
+  };
+  const hookJobs = new Informer<JobLike & { metadata: { name?: string; namespace?: string } }>({ ...labelled, type: JOBS });
+  const replicaSets = new Informer<Workload>({ ...labelled, type: REPLICASETS });
+  controllers.push(rolloutController({ client, rolloutLifecycles, workloads, jobs: hookJobs, replicaSets, events, metrics, logger: log }));
+  const caches: [string, Informer<never>][] = [
+    ['pod-informer', pods as never],
+    ['podtransitionrule-informer', rules as never],
+    ['rolloutlifecycle-informer', rolloutLifecycles as never],
+    ['deployment-informer', workloads.Deployment as never],
+    ['statefulset-informer', workloads.StatefulSet as never],
+    ['daemonset-informer', workloads.DaemonSet as never],
+    ['job-informer', hookJobs as never],
+    ['replicaset-informer', replicaSets as never],
+  ];
 
   // Only the leader counts lifecycle transitions, so replicas do not multiply them.
   const lifecycleMetrics = new LifecycleMetrics(registry);
   pods.addHandler({ onUpdate: (previous, current) => manager.isLeader() && lifecycleMetrics.observe(previous, current, nowNanos()) });
 
-  const webhook = webhookRunnable(options, client, registry, log);
+  const webhook = webhookRunnable(options, client, registry, log, rolloutLifecycles);
   manager.add({
     name: 'probes',
     stage: 'servers',
@@ -120,7 +147,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
               startProbeServer({
                 address: options.probeAddress,
                 healthChecks: { ping: () => true },
-                readyChecks: { 'informers-synced': () => pods.hasSynced() && rules.hasSynced(), webhook: () => webhook.listening() },
+                readyChecks: { 'informers-synced': () => caches.every(([, informer]) => informer.hasSynced()), webhook: () => webhook.listening() },
               }),
             ]
           : []),
@@ -128,9 +155,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     }),
   });
   manager.add(webhook.runnable);
-  for (const [name, informer] of [['pod-informer', pods], ['podtransitionrule-informer', rules]] as const) {
-    manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
-  }
+  for (const [name, informer] of caches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
   manager.add({
     name: 'podtransitionrule-webhook-calls',
     stage: 'others',
@@ -161,11 +186,19 @@ function listeningRunnable(open: () => Promise<{ close(): Promise<void> }[]>): P
 }
 
 /** The admission webhook server with its certificates (self-managed, or from --cert-dir). */
-function webhookRunnable(options: OperatorOptions, client: KubeClient, registry: Registry, log: Logger): { runnable: Runnable; address: Promise<string>; listening(): boolean } {
+function webhookRunnable(
+  options: OperatorOptions,
+  client: KubeClient,
+  registry: Registry,
+  log: Logger,
+  rolloutLifecycles: Informer<RolloutLifecycle>,
+): { runnable: Runnable; address: Promise<string>; listening(): boolean } {
   let server: WebhookServer | undefined;
   let resolveAddress: (address: string) => void = () => {};
   const address = new Promise<string>((resolve) => (resolveAddress = resolve));
-  const shape = { pod: requireShape(POD_SHAPE), rule: requireShape(podTransitionRuleSchema()) };
+  const shape = { pod: requireShape(POD_SHAPE), rule: requireShape(podTransitionRuleSchema()), rollout: requireShape(rolloutLifecycleSchema()) };
+  const rollouts = { client, rolloutLifecycles, now: () => new Date() };
+  const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
   const validators = [
     shape.pod,
     validatePodLifecycle,
@@ -185,8 +218,16 @@ function webhookRunnable(options: OperatorOptions, client: KubeClient, registry:
           Pod: [shape.pod, (r) => mutatePodLifecycle(r, nowNanos)],
           'Pod/status': [shape.pod, (r) => mutatePodLifecycle(r, nowNanos)],
           [PTR_KIND]: [shape.rule, defaultTransitionRule],
+          [RL_KIND]: [shape.rollout, defaultRolloutLifecycleRequest],
+          Deployment: [workload],
+          StatefulSet: [workload],
+          DaemonSet: [workload],
         }),
-        genericRoute('/validating-generic', { Pod: validators, [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)] }),
+        genericRoute('/validating-generic', {
+          Pod: validators,
+          [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)],
+          [RL_KIND]: [shape.rollout, (r) => validateRolloutLifecycleRequest(r, rollouts)],
+        }),
       ],
     });
     resolveAddress(await server.listen());

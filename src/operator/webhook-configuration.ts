@@ -4,6 +4,7 @@
 // is down.
 
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
+import { RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
 
 export const WEBHOOK_NAMES = {
   mutatingConfiguration: 'podops-mutating',
@@ -11,11 +12,18 @@ export const WEBHOOK_NAMES = {
   mutatingPod: 'mutating-pod.apps.kusionstack.io',
   validatingPod: 'validating-pod.apps.kusionstack.io',
   mutatingGeneric: 'mutating-generic.apps.kusionstack.io',
+  mutatingWorkload: 'mutating-rollout-workload.apps.kusionstack.io',
   validatingGeneric: 'validating-generic.apps.kusionstack.io',
 } as const;
 
-/** podops' own resources (PodTransitionRule): defaulted and validated on every write of their spec. */
-const kusionstackRules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps.kusionstack.io'], apiVersions: ['v1alpha1'], resources: ['podtransitionrules'], scope: 'Namespaced' }];
+/** podops' own resources (PodTransitionRule, RolloutLifecycle): defaulted and validated on every write of their spec. */
+const kusionstackRules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps.kusionstack.io'], apiVersions: ['v1alpha1'], resources: ['podtransitionrules', 'rolloutlifecycles'], scope: 'Namespaced' }];
+
+/**
+ * Only workloads podops labelled for a RolloutLifecycle: their template changes are held. Every other workload
+ * is untouched, even when podops is down; a labelled one fails closed, so no hooked rollout runs un-held.
+ */
+const hookedWorkloads = { matchExpressions: [{ key: RL_WORKLOAD_LABEL, operator: 'Exists' }] };
 
 export type ClientConfigFor = (path: string) => Record<string, unknown>;
 
@@ -57,6 +65,15 @@ export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: 
           rules: kusionstackRules,
           ...common,
           objectSelector: {},
+        },
+        {
+          name: WEBHOOK_NAMES.mutatingWorkload,
+          clientConfig: config('/mutating-generic'),
+          rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments', 'statefulsets', 'daemonsets'], scope: 'Namespaced' }],
+          ...common,
+          objectSelector: hookedWorkloads,
+          // The API server asks again when a later webhook changed the object (a template change is held then).
+          reinvocationPolicy: 'IfNeeded',
         },
       ],
     },

@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
-import { DEPLOYMENTS, PODS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { RL_FIELD_MANAGER } from '../../src/api/rolloutlifecycle.ts';
+import { DEPLOYMENTS, PODS, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
 import { allowed, denied } from '../../src/webhook/admission.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
@@ -39,9 +40,15 @@ describe("the admission policy against podops' real writes", () => {
           path: '/policy',
           handle(request) {
             const options = request.options as { fieldManager?: string; preconditions?: { uid?: string } } | undefined;
-            const byPodops = request.operation === 'DELETE' ? options?.preconditions?.uid !== undefined : options?.fieldManager === 'podops';
+            // podops deletes pods with a uid precondition (the garbage collector does too, for a hook Job's pods),
+            // and it alone deletes Jobs here.
+            const jobPod = ((request.oldObject as { metadata?: { ownerReferences?: { kind: string }[] } } | undefined)?.metadata?.ownerReferences ?? []).some((o) => o.kind === 'Job');
+            const byPodops =
+              request.operation === 'DELETE'
+                ? (options?.preconditions?.uid !== undefined && !jobPod) || request.resource.resource === 'jobs'
+                : options?.fieldManager === 'podops' || options?.fieldManager === RL_FIELD_MANAGER;
             if (!byPodops) return allowed();
-            const outcome = evaluatePolicy(policy, { operation: request.operation as 'UPDATE' | 'DELETE', resource: request.resource, ...(request.subResource && { subResource: request.subResource }), username: PODOPS, object: request.object, oldObject: request.oldObject });
+            const outcome = evaluatePolicy(policy, { operation: request.operation as 'CREATE' | 'UPDATE' | 'DELETE', resource: request.resource, ...(request.subResource && { subResource: request.subResource }), username: PODOPS, object: request.object, oldObject: request.oldObject });
             const what = `${request.operation} ${request.resource.resource}${request.subResource ? `/${request.subResource}` : ''}`;
             evaluated.push(what);
             if (outcome.denials.length === 0) return allowed();
@@ -63,6 +70,8 @@ describe("the admission policy against podops' real writes", () => {
           rules: [
             { operations: ['UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'] },
             { operations: ['UPDATE'], apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
+            { operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'] },
+            { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['batch'], apiVersions: ['v1'], resources: ['jobs'] },
           ],
           admissionReviewVersions: ['v1'],
           sideEffects: 'None',
@@ -86,17 +95,32 @@ describe("the admission policy against podops' real writes", () => {
       spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue: 1 } }] },
     });
     const template = (image: string) => ({ metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image }] } });
+    // Rollout hooks too: the Deployment held and stepped, its ReplicaSets labelled, hook Jobs created and pruned.
+    const hookJob = { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', 'exit 0'] }] } } };
+    await client.create(ROLLOUTLIFECYCLES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'RolloutLifecycle',
+      metadata: { name: 'web', namespace: 'policy' },
+      spec: {
+        targetRef: { kind: 'Deployment', name: 'web' },
+        hooks: [
+          { name: 'pre', trigger: { progressAvailableParams: { progressPoint: 0 } }, retainPolicy: 'Never', jobSpec: hookJob },
+          { name: 'mid', trigger: { progressAvailableParams: { progressPoint: '50%' } }, jobSpec: hookJob },
+        ],
+      },
+    });
     await client.create(DEPLOYMENTS, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', namespace: 'policy' },
       spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') },
     });
-    const pods = async (): Promise<Pod[]> => (await client.list<Pod>(PODS, { namespace: 'policy' })).items;
+    const pods = async (): Promise<Pod[]> => (await client.list<Pod>(PODS, { namespace: 'policy', labelSelector: 'app=web' })).items;
     const settled = (image: string) => (list: Pod[]) => list.length === 3 && list.every((p) => isServiceAvailable(p) && (p.spec?.containers as { image?: string }[] | undefined)?.[0]?.image === image && !p.metadata.deletionTimestamp);
     await until(pods, settled('nginx:1.27'), 'three service-available pods', 30_000);
 
-    await client.patch(DEPLOYMENTS, 'policy', 'web', 'merge', { spec: { template: template('nginx:1.28') } });
+    // The user's write: the operator in this process shares the client, and its field manager.
+    await client.patch(DEPLOYMENTS, 'policy', 'web', 'merge', { spec: { template: template('nginx:1.28') } }, { fieldManager: 'kubectl' });
     await until(pods, settled('nginx:1.28'), 'the rollout to finish', 60_000);
 
     const [victim] = await pods();
@@ -104,6 +128,6 @@ describe("the admission policy against podops' real writes", () => {
     await until(pods, (list) => !list.some((p) => p.metadata.uid === victim?.metadata.uid) && settled('nginx:1.28')(list), 'the graceful delete and its replacement', 60_000);
 
     assert.deepEqual(refusals, []);
-    for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
+    for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods', 'UPDATE deployments', 'UPDATE replicasets', 'CREATE jobs', 'DELETE jobs']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
   });
 });

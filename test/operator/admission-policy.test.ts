@@ -7,7 +7,8 @@ import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
-import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
+import { RL_JOB_HOOK_LABEL, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
+import { DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
 import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
 import { evaluatePolicy, type PolicyRequest } from '../support/admission-policy.ts';
@@ -103,5 +104,36 @@ describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
     deniedFor(edit((ws) => ((ws[0] as Webhook).objectSelector = {})), /only change the caBundle/);
     deniedFor(edit((ws) => ((ws[1] as Webhook).clientConfig.url = 'https://attacker.example.com/')), /only change the caBundle/);
     deniedFor(edit((ws) => ws.push({ ...(ws[0] as Webhook), name: 'extra.example.com' })), /only change the caBundle/);
+  });
+
+  test('workloads, ReplicaSets and Jobs: only what rollout hooks write', async () => {
+    const apps = (resource: string) => ({ group: 'apps', version: 'v1', resource });
+    const deployment = await env.client.create<KubeObject & { spec: Record<string, unknown> }>(DEPLOYMENTS, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'held', namespace: 'default', labels: { [RL_WORKLOAD_LABEL]: 'held' } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'held' } }, template: { metadata: { labels: { app: 'held' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+    });
+    const updateOf = (resource: string, before: KubeObject, change: (o: KubeObject & { spec: Record<string, unknown> }) => void) => {
+      const after = structuredClone(before) as KubeObject & { spec: Record<string, unknown> };
+      change(after);
+      return evaluatePolicy(policy, { operation: 'UPDATE', resource: apps(resource), username: PODOPS, object: after, oldObject: before });
+    };
+    allowed(updateOf('deployments', deployment, (d) => Object.assign(d.spec, { paused: true, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } })));
+    allowed(updateOf('deployments', deployment, (d) => (d.metadata.annotations = { [RL_USER_SETTINGS_ANNOTATION]: '{}' })));
+    deniedFor(updateOf('deployments', deployment, (d) => ((d.spec.template as { spec: { containers: { image: string }[] } }).spec.containers[0]!.image = 'attacker/miner')), /rollout settings/);
+    deniedFor(updateOf('deployments', deployment, (d) => (d.spec.replicas = 50)), /rollout settings/);
+    deniedFor(updateOf('deployments', deployment, (d) => (d.metadata.labels = { ...(d.metadata.labels as Record<string, string>), team: 'x' })), /labels and annotations of a workload/);
+    const replicaSet = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'held-1', namespace: 'default', labels: { app: 'held' } }, spec: { replicas: 2 } } as KubeObject & { spec: Record<string, unknown> };
+    allowed(updateOf('replicasets', replicaSet, (rs) => (rs.metadata.labels = { ...(rs.metadata.labels as Record<string, string>), [RL_WORKLOAD_LABEL]: 'held' })));
+    deniedFor(updateOf('replicasets', replicaSet, (rs) => (rs.spec.replicas = 9)), /may not change a ReplicaSet's spec/);
+
+    const jobs = { group: 'batch', version: 'v1', resource: 'jobs' };
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'held-pre', namespace: 'default', labels: { [RL_JOB_HOOK_LABEL]: 'pre' } }, spec: { backoffLimit: 0, template: {} } as Record<string, unknown> };
+    allowed(evaluatePolicy(policy, { operation: 'CREATE', resource: jobs, username: PODOPS, object: job }));
+    deniedFor(evaluatePolicy(policy, { operation: 'CREATE', resource: jobs, username: PODOPS, object: { ...job, metadata: { name: 'x', namespace: 'default' } } }), /Jobs of rollout hooks/);
+    allowed(evaluatePolicy(policy, { operation: 'UPDATE', resource: jobs, username: PODOPS, object: { ...job, spec: { ...job.spec, suspend: true } }, oldObject: job }));
+    deniedFor(evaluatePolicy(policy, { operation: 'UPDATE', resource: jobs, username: PODOPS, object: { ...job, spec: { ...job.spec, backoffLimit: 9 } }, oldObject: job }), /only suspend a hook Job/);
+    allowed(evaluatePolicy(policy, { operation: 'DELETE', resource: jobs, username: PODOPS, oldObject: job }));
   });
 });

@@ -3,7 +3,9 @@
 
 import type { Pod } from '../../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
-import { PODS } from '../../kube/resources.ts';
+import type { RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
+import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
+import { rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
 import { explainPod, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
 import { UsageError, parseCommandArgs, type Command } from '../command.ts';
@@ -51,8 +53,12 @@ export const statusCommand: Command = {
         .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
         .map(explainPod);
       if (values.output === 'json') io.stdout.write(reportJson(reports));
-      else if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
-      else io.stdout.write(rows(reports, io.now(), allNamespaces));
+      else {
+        if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
+        else io.stdout.write(rows(reports, io.now(), allNamespaces));
+        const rollouts = (await client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) }).catch(() => ({ items: [] }))).items.filter(rolloutUnderway);
+        if (rollouts.length > 0) io.stdout.write(`\nRollouts under hooks:\n${rollouts.map((rl) => `  ${allNamespaces ? `${rl.metadata.namespace}/` : ''}${rolloutSummary(rl)}`).join('\n')}\n`);
+      }
       return 0;
     } finally {
       client.close();

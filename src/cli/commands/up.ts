@@ -9,7 +9,7 @@ const usage = `Usage: podops up [options]
 
 Runs a sandbox cluster (API server, 3 simulated nodes, workload controllers), the podops operator with its
 webhooks, an example load-balancer controller and an example operation controller, and a demo
-Deployment of 3 controlled pods behind a controlled Service. Runs until Ctrl-C.
+Deployment of 3 controlled pods behind a controlled Service, with rollout hooks. Runs until Ctrl-C.
 
 Options:
   --port N            API server port (default: a free one)
@@ -36,7 +36,10 @@ Try:
   podops status -n ${n}                                        #   ...watch it leave traffic...
   podops finish <pod> -n ${n} --id upgrade --type update       #   ...and bring it back
   kubectl annotate pod -n ${n} <pod> podops.example/restart=1  # the example operation controller
-  kubectl set image deployment/web -n ${n} web=nginx:1.28      # a rolling update, pod by pod, gracefully
+  kubectl set image deployment/web -n ${n} web=nginx:1.28      # a rolling update, pod by pod, gracefully, held at
+  podops rollout status deployment/web -n ${n}                 #   each hook point: migrate, smoke at 50%, notify
+  kubectl logs -n ${n} job/web-smoke-<hash>                    #   what a hook printed (its Job is in the status)
+  podops rollout undo deployment/web -n ${n}                   # back to the previous revision: a ROLLBACK, hooks and all
   kubectl scale deployment/web -n ${n} --replicas=1            # scale-in through GraceDelete
 Ctrl-C stops everything.
 `;

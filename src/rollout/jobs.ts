@@ -1,0 +1,87 @@
+// Hook Jobs: one per hook, revision and attempt, under a name computed from those (a restarted operator finds
+// the Job it made, and never makes a second), labelled with what they belong to, owned by the revision they
+// run for (pruned with it), and with the rollout's facts in every container's environment.
+
+import { createHash } from 'node:crypto';
+import type { OwnerReference } from '../api/kube.ts';
+import {
+  RL_JOB_HOOK_LABEL,
+  RL_JOB_POINT_LABEL,
+  RL_JOB_ROLLOUT_LABEL,
+  RL_JOB_TEMPLATE_LABEL,
+  RL_WORKLOAD_LABEL,
+  ROLLOUT_FROM_OBJECT_ENV,
+  ROLLOUT_TO_OBJECT_ENV,
+  ROLLOUT_TYPE_ENV,
+  type RolloutType,
+} from '../api/rolloutlifecycle.ts';
+
+const MAX_NAME = 63;
+
+/**
+ * `<workload>-<hook>-<rollout id>` (`-<attempt>` from the second attempt on). A name too long for a Job
+ * (63 characters, as the job-name label) keeps a readable prefix and a hash of the whole.
+ */
+export function hookJobName(workload: string, hook: string, rollout: string, attempt: number): string {
+  const suffix = `-${rollout}${attempt > 1 ? `-${attempt}` : ''}`;
+  const base = `${workload}-${hook}`;
+  if (base.length + suffix.length <= MAX_NAME) return base + suffix;
+  const digest = createHash('sha256').update(base).digest('hex').slice(0, 6);
+  return `${base.slice(0, MAX_NAME - suffix.length - digest.length - 1).replace(/[-.]+$/, '')}-${digest}${suffix}`;
+}
+
+export interface HookJobInput {
+  namespace: string;
+  name: string;
+  rolloutLifecycle: string;
+  hook: string;
+  point: number;
+  /** The rollout's id (a rollback to an earlier template is a rollout of its own). */
+  rollout: string;
+  templateHash: string;
+  /** A batch/v1 JobSpec, copied. */
+  jobSpec: Record<string, unknown>;
+  /** The revision it runs for; none for the dry run that validates a hook at admission. */
+  owner?: OwnerReference;
+  env: { type: RolloutType; from: string; to: string };
+}
+
+type Container = { env?: { name: string }[] } & Record<string, unknown>;
+
+/** The env of a container with the rollout's variables added, except those it defines itself. */
+function withRolloutEnv(container: Container, env: HookJobInput['env']): Container {
+  const given = new Set((container.env ?? []).map((e) => e.name));
+  const added = [
+    { name: ROLLOUT_FROM_OBJECT_ENV, value: env.from },
+    { name: ROLLOUT_TO_OBJECT_ENV, value: env.to },
+    { name: ROLLOUT_TYPE_ENV, value: env.type },
+  ].filter((e) => !given.has(e.name));
+  return added.length === 0 ? container : { ...container, env: [...(container.env ?? []), ...added] };
+}
+
+export function hookJob(input: HookJobInput): Record<string, unknown> {
+  const spec = structuredClone(input.jobSpec) as { template?: { spec?: Record<string, unknown>; metadata?: Record<string, unknown> } } & Record<string, unknown>;
+  const podSpec = spec.template?.spec;
+  if (podSpec) {
+    for (const field of ['initContainers', 'containers'] as const) {
+      if (Array.isArray(podSpec[field])) podSpec[field] = (podSpec[field] as Container[]).map((c) => withRolloutEnv(c, input.env));
+    }
+  }
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: input.name,
+      namespace: input.namespace,
+      labels: {
+        [RL_WORKLOAD_LABEL]: input.rolloutLifecycle,
+        [RL_JOB_HOOK_LABEL]: input.hook,
+        [RL_JOB_ROLLOUT_LABEL]: input.rollout,
+        [RL_JOB_TEMPLATE_LABEL]: input.templateHash,
+        [RL_JOB_POINT_LABEL]: String(input.point),
+      },
+      ...(input.owner && { ownerReferences: [input.owner] }),
+    },
+    spec,
+  };
+}

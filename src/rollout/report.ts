@@ -1,0 +1,49 @@
+// What `podops rollout status` and `podops status` print of a RolloutLifecycle, from its status alone (so it
+// reads the same on any cluster).
+
+import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
+
+const since = (time: string | undefined, nowMs: number): string => {
+  const at = time === undefined ? NaN : Date.parse(time);
+  if (!Number.isFinite(at)) return '';
+  const seconds = Math.max(0, Math.round((nowMs - at) / 1000));
+  return seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`;
+};
+
+/** One line: where the rollout of the RolloutLifecycle's workload is. */
+export function rolloutSummary(rl: RolloutLifecycle): string {
+  const target = rl.status?.target ?? `${rl.spec?.targetRef?.kind ?? '?'}/${rl.spec?.targetRef?.name ?? '?'}`;
+  const rollout = rl.status?.rollout;
+  if (!rollout) return `${target}: no rollout since RolloutLifecycle ${rl.metadata.name} was created`;
+  return `${target}: ${rollout.type} ${rollout.phase}, points ${rollout.pointReached}${rollout.message ? `: ${rollout.message}` : ''}`;
+}
+
+/** Whether the rollout waits for something (podops status mentions those). */
+export const rolloutUnderway = (rl: RolloutLifecycle): boolean => ['Progressing', 'Held', 'Failed'].includes(rl.status?.rollout?.phase ?? '');
+
+/** The full report of `podops rollout status`. */
+export function rolloutReport(rl: RolloutLifecycle, nowMs: number): string {
+  const lines = [rolloutSummary(rl)];
+  const rollout = rl.status?.rollout;
+  if (rollout) {
+    lines.push(
+      `  revision:  ${rollout.fromRevision ?? '?'} -> ${rollout.toRevision ?? '(not created yet)'} (template ${rollout.templateHash}), started ${since(rollout.startTime, nowMs)} ago${
+        rollout.completionTime ? `, complete ${since(rollout.completionTime, nowMs)} ago` : ''
+      }`,
+      `  replicas:  ${rollout.newAvailable}/${rollout.replicas} new and available`,
+      '  points:',
+      ...rollout.points.map((p) => `    ${p.reached ? '[x]' : '[ ]'} ${p.progressPoint.padEnd(6)} (${p.count} new available)  hooks: ${p.hooks.join(', ') || '-'}`),
+    );
+  }
+  const hooks = rl.status?.hooks ?? [];
+  if (hooks.length > 0) {
+    lines.push('  hooks:');
+    for (const hook of hooks) {
+      const took = hook.startTime && hook.completionTime ? ` in ${Math.round((Date.parse(hook.completionTime) - Date.parse(hook.startTime)) / 1000)}s` : hook.startTime ? ` for ${since(hook.startTime, nowMs)}` : '';
+      lines.push(`    ${hook.name.padEnd(16)} ${hook.phase.padEnd(9)} Job ${hook.job}${hook.attempt > 1 ? ` (attempt ${hook.attempt})` : ''}${took}${hook.message ? `: ${hook.message}` : ''}`);
+    }
+  }
+  const failed = rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed) lines.push(`  to go on: podops rollout retry ${rl.status?.target ?? ''} -n ${rl.metadata.namespace ?? ''}, or roll back (kubectl rollout undo)`);
+  return `${lines.join('\n')}\n`;
+}

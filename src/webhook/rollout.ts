@@ -1,0 +1,111 @@
+// Rollout admission: the workload webhook (drivers of src/rollout/admission.ts), and defaulting and validation
+// of RolloutLifecycles. The workload webhook is only called for workloads podops labelled for a
+// RolloutLifecycle (objectSelector), so a workload without one never depends on podops being up.
+
+import { randomBytes } from 'node:crypto';
+import type { KubeClient } from '../kube/client.ts';
+import type { Informer } from '../kube/informer.ts';
+import { CONTROLLER_REVISIONS, JOBS, REPLICASETS } from '../kube/resources.ts';
+import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
+import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
+import { hookJob, hookJobName } from '../rollout/jobs.ts';
+import { observeRollout, type ControllerRevision, type ReplicaSetLike } from '../rollout/observe.ts';
+import { defaultRolloutLifecycle, validateRolloutLifecycle } from '../rollout/validate.ts';
+import { sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
+import { labelSelectorString } from '../api/selector.ts';
+import { validationMessage } from '../transition/validate.ts';
+import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
+
+export interface RolloutAdmissionOptions {
+  client: KubeClient;
+  rolloutLifecycles: Informer<RolloutLifecycle>;
+  now: () => Date;
+}
+
+const rfc3339 = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The RolloutLifecycle a workload is labelled for, when it targets that workload and has hooks. */
+function hookedBy(rolloutLifecycles: Informer<RolloutLifecycle>, kind: WorkloadKind, workload: Workload): RolloutLifecycle | undefined {
+  const name = workload.metadata.labels?.[RL_WORKLOAD_LABEL];
+  const rl = name === undefined ? undefined : rolloutLifecycles.get(workload.metadata.namespace, name);
+  const target = rl?.spec?.targetRef;
+  if (!rl || rl.metadata.deletionTimestamp || target?.kind !== kind || target.name !== workload.metadata.name) return undefined;
+  return (rl.spec?.hooks ?? []).length > 0 ? rl : undefined;
+}
+
+/** The workload's ReplicaSets or ControllerRevisions, as they are before this write is stored. */
+export async function listRevisions(client: KubeClient, kind: WorkloadKind, workload: Workload): Promise<Revision[]> {
+  const selector = labelSelectorString((workload.spec?.selector ?? {}) as never);
+  const namespace = workload.metadata.namespace;
+  if (kind === 'Deployment') {
+    const sets = await client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: selector });
+    return observeRollout({ kind, workload, replicaSets: sets.items, jobs: [], now: 0 }).revisions;
+  }
+  const history = await client.list<ControllerRevision>(CONTROLLER_REVISIONS, { namespace, labelSelector: selector });
+  return observeRollout({ kind, workload, controllerRevisions: history.items, jobs: [], now: 0 }).revisions;
+}
+
+/** UPDATE of a Deployment, StatefulSet or DaemonSet: freeze a hooked rollout in the same write. */
+export async function admitWorkload(request: AdmissionRequest, { client, rolloutLifecycles, now }: RolloutAdmissionOptions): Promise<Verdict> {
+  const kind = request.kind.kind as WorkloadKind;
+  if (request.operation !== 'UPDATE' || !WORKLOAD_KINDS.includes(kind)) return allowed();
+  const object = request.object as Workload | undefined;
+  const oldObject = request.oldObject as Workload | undefined;
+  if (!object?.metadata || !oldObject?.metadata) return errored(400, `UPDATE of a ${kind} without object and oldObject`);
+  const byPodops = (request.options as { fieldManager?: string } | undefined)?.fieldManager === RL_FIELD_MANAGER;
+  const held = oldObject.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] !== undefined;
+  const templateChanged = !sameTemplate(templateOf(oldObject) ?? {}, templateOf(object) ?? {});
+  if (byPodops || (!held && !templateChanged)) return allowed();
+  const hooked = hookedBy(rolloutLifecycles, kind, object) !== undefined;
+  if (!held && !hooked) return allowed();
+  // Only a new template needs the revisions (is it an earlier one's?); they are read before this write lands.
+  const revisions = templateChanged ? await listRevisions(client, kind, oldObject) : [];
+  return allowed(admitWorkloadUpdate({ kind, oldObject, object, byPodops, hooked, revisions, now: rfc3339(now()), rolloutId: randomBytes(5).toString('hex') }));
+}
+
+export function defaultRolloutLifecycleRequest(request: AdmissionRequest): Verdict {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
+  const rl = request.object as RolloutLifecycle | undefined;
+  if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
+  return allowed(defaultRolloutLifecycle(rl));
+}
+
+/**
+ * Validation: the rules of src/rollout, one RolloutLifecycle per workload, and each hook's jobSpec as the API
+ * server judges a Job made of it (a dry-run create, so the answer is the server's own words).
+ */
+export async function validateRolloutLifecycleRequest(request: AdmissionRequest, { client, rolloutLifecycles }: Omit<RolloutAdmissionOptions, 'now'>): Promise<Verdict> {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
+  const rl = request.object as RolloutLifecycle | undefined;
+  if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
+  const errors = validateRolloutLifecycle(rl);
+  const target = rl.spec?.targetRef;
+  const other = rolloutLifecycles
+    .list(rl.metadata.namespace)
+    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && o.spec?.targetRef?.kind === target?.kind && o.spec?.targetRef?.name === target?.name);
+  if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
+  if (errors.length > 0) return denied(validationMessage(errors));
+  const previous = request.oldObject as RolloutLifecycle | undefined;
+  if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
+  for (const [i, hook] of (rl.spec?.hooks ?? []).entries()) {
+    // The Job podops would create for the hook, as a dry run.
+    const job = hookJob({
+      namespace: rl.metadata.namespace ?? '',
+      name: hookJobName(target?.name ?? 'workload', hook.name ?? 'hook', 'dry0000run', 1),
+      rolloutLifecycle: rl.metadata.name ?? '',
+      hook: hook.name ?? '',
+      point: 0,
+      rollout: 'dry0000run',
+      templateHash: 'dry0000run',
+      jobSpec: hook.jobSpec ?? {},
+      env: { type: 'ROLLOUT', from: '', to: '' },
+    });
+    try {
+      await client.create(JOBS, job as never, { dryRun: true });
+    } catch (err) {
+      const message = (err as { status?: { message?: string } }).status?.message ?? (err as Error).message;
+      return denied(`spec.hooks[${i}].jobSpec: Invalid value: a Job of hook ${JSON.stringify(hook.name)} is refused by the API server: ${message}`);
+    }
+  }
+  return allowed();
+}

@@ -1,0 +1,95 @@
+// `podops rollout status|retry|undo` and the rollouts `podops status` lists, against the sandbox with the
+// operator; and the admission of RolloutLifecycles (defaults, the refusals and their messages).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
+import { DEPLOYMENTS, NAMESPACES, ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
+import { runCli } from '../support/cli.ts';
+import { until } from '../support/wait.ts';
+import { startCluster, type Cluster } from '../e2e/harness.ts';
+
+const NS = 'rcli';
+const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
+const jobSpec = (script: string) => ({ backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', script] }] } } });
+type Deployment = { spec: { paused?: boolean; template: { spec: { containers: { image: string }[] } } }; status?: Record<string, number> };
+
+describe('podops rollout', () => {
+  let cluster: Cluster;
+  let podops: (...args: string[]) => ReturnType<typeof runCli>;
+  const rl = () => cluster.client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, NS, 'web');
+  const deployment = () => cluster.client.get<Deployment>(DEPLOYMENTS, NS, 'web');
+
+  before(async () => {
+    cluster = await startCluster({ startDelayMs: 100 });
+    podops = (...args) => runCli([...args, '--kubeconfig', cluster.kubeconfigPath, '-n', NS]);
+    await cluster.client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await cluster.client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') } });
+    await cluster.client.create(ROLLOUTLIFECYCLES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'RolloutLifecycle',
+      metadata: { name: 'web', namespace: NS },
+      spec: { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [{ name: 'smoke', trigger: { progressAvailableParams: { progressPoint: '50%' } }, jobSpec: jobSpec('echo smoke failed; exit 1') }] },
+    });
+    await until(deployment, (d) => d.status?.availableReplicas === 2, 'the Deployment available');
+  });
+  after(() => cluster.stop());
+
+  test('defaults are filled at admission', async () => {
+    const hook = (await rl()).spec?.hooks?.[0];
+    assert.deepEqual([hook?.trigger?.type, hook?.failurePolicy, hook?.retainPolicy], ['ProgressAvailable', 'Abort', 'Always']);
+    assert.equal((await rl()).spec?.targetRef?.apiVersion, 'apps/v1');
+  });
+
+  test('a failed hook: status shows where it is held and why, podops status lists it, retry runs it again, undo rolls back', async () => {
+    await cluster.client.patch(DEPLOYMENTS, NS, 'web', 'merge', { spec: { template: template('nginx:1.28') } });
+    await until(rl, (r) => r.status?.rollout?.phase === 'Failed', 'the hook to fail');
+    const status = await podops('rollout', 'status', 'deployment/web');
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^Deployment\/web: ROLLOUT Failed, points 1\/1: hook smoke failed \(Job web-smoke-[0-9a-f]{10}\): BackoffLimitExceeded/m);
+    assert.match(status.stdout, /\[x\] 50% +\(1 new available\) +hooks: smoke/);
+    assert.match(status.stdout, /smoke +Failed +Job web-smoke-/);
+    assert.match(status.stdout, /to go on: podops rollout retry Deployment\/web -n rcli, or roll back/);
+    const overview = await podops('status');
+    assert.match(overview.stdout, /Rollouts under hooks:\n {2}Deployment\/web: ROLLOUT Failed/);
+
+    const retry = await podops('rollout', 'retry', 'deployment/web', '--hook', 'smoke');
+    assert.equal(retry.code, 0, retry.stderr);
+    const retried = await until(rl, (r) => r.status?.hooks?.[0]?.attempt === 2 && r.status.hooks[0].phase === 'Failed', 'the second attempt to fail too');
+    assert.match(retried.status?.hooks?.[0]?.job ?? '', /-2$/);
+
+    assert.equal((await deployment()).spec.paused, true, 'held');
+    const undo = await podops('rollout', 'undo', 'deployment/web');
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.match(undo.stdout, /deployment\.apps\/web rolled back to revision 1/);
+    const back = await until(rl, (r) => r.status?.rollout?.type === 'ROLLBACK', 'the rollback');
+    assert.equal(back.status?.hooks?.filter((h) => h.phase === 'Cancelled').length, 0, 'the failed hook is no running hook to cancel');
+    assert.equal((await deployment()).spec.template.spec.containers[0]?.image, 'nginx:1.27');
+  });
+
+  test('usage errors name the problem', async () => {
+    const bad = await podops('rollout', 'status', 'pod/web');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /expected KIND\/NAME such as deployment\/web/);
+    const none = await podops('rollout', 'status', 'statefulset/db');
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no RolloutLifecycle in namespace rcli targets StatefulSet\/db/);
+  });
+
+  test('admission refuses a bad RolloutLifecycle with messages naming each field', async () => {
+    const create = (name: string, spec: unknown) =>
+      cluster.client.create(ROLLOUTLIFECYCLES, { apiVersion: 'apps.kusionstack.io/v1alpha1', kind: 'RolloutLifecycle', metadata: { name, namespace: NS }, spec }).then(
+        () => 'admitted',
+        (err: Error) => err.message,
+      );
+    const hook = (name: string, point: unknown, spec = jobSpec('exit 0')) => ({ name, trigger: { progressAvailableParams: { progressPoint: point } }, jobSpec: spec });
+    assert.match(await create('dup', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('a', 0), hook('a', 1)] }), /spec\.hooks\[1\]\.name: Duplicate value: "a"/);
+    assert.match(await create('bad-point', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('a', '150%')] }), /progressPoint: Invalid value: "150%": must be a percentage from 0% to 100%/);
+    assert.match(await create('bad-name', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('Smoke_Test', 0)] }), /spec\.hooks\[0\]\.name: Invalid value: "Smoke_Test"/);
+    const always = { template: { spec: { restartPolicy: 'Always', containers: [{ name: 'x', image: 'x' }] } } };
+    assert.match(await create('bad-restart', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('a', 0, always as never)] }), /restartPolicy: Unsupported value: "Always"/);
+    const negative = { backoffLimit: -1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'x' }] } } };
+    assert.match(await create('server-says-no', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('a', 0, negative as never)] }), /a Job of hook "a" is refused by the API server: .*backoffLimit/);
+    assert.match(await create('second', { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [] }), /RolloutLifecycle web already targets it \(at most one per workload\)/);
+  });
+});

@@ -1,0 +1,264 @@
+// Rollout lifecycle hooks on the sandbox, over HTTP: the operator holds a hooked workload in the write that
+// changes its template and steps it point by point, running hook Jobs at each. What happened is read off the
+// sandbox's write log: which pods existed when each Job was created.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type LifecycleHook, type RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
+import type { KubeObject } from '../../src/kube/client.ts';
+import { DAEMONSETS, DEPLOYMENTS, JOBS, NAMESPACES, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../../src/kube/resources.ts';
+import { until } from '../support/wait.ts';
+import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { registerWebhooks } from '../../src/cli/local-stack.ts';
+import { startCluster, type Cluster } from './harness.ts';
+import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
+
+type Kind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
+const TYPES: Record<Kind, ResourceType> = { Deployment: DEPLOYMENTS, StatefulSet: STATEFULSETS, DaemonSet: DAEMONSETS };
+/** Four pods: four replicas, or a DaemonSet's pod on each of the four nodes. */
+const NODES = 4;
+
+type Workload = KubeObject & { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown>; status?: Record<string, number | string> };
+type Job = KubeObject & { spec: { suspend?: boolean; template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } }; status?: { conditions?: { type: string; status: string }[] } };
+
+const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
+const jobSpec = (script: string) => ({ backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', script] }] } } });
+const hook = (name: string, point: number | string, script = `echo ${name}`, extra: Partial<LifecycleHook> = {}): LifecycleHook => ({
+  name,
+  trigger: { progressAvailableParams: { progressPoint: point } },
+  jobSpec: jobSpec(script),
+  ...extra,
+});
+
+describe('rollout lifecycle hooks', () => {
+  let cluster: Cluster;
+  let namespaces = 0;
+  before(async () => {
+    // Containers start in 300 ms, as a fast real node would (a Deployment is stepped by pausing it: see docs/rollout-hooks.md).
+    cluster = await startCluster({ startDelayMs: 300, nodes: NODES });
+  });
+  after(() => cluster.stop());
+
+  /** A fresh namespace with a hooked workload of 4 replicas, available and labelled by the operator. */
+  async function hooked(kind: Kind, hooks: LifecycleHook[], spec: Record<string, unknown> = {}) {
+    const namespace = `rl-${++namespaces}`;
+    const { client } = cluster;
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const type = TYPES[kind];
+    await client.create(type, {
+      apiVersion: 'apps/v1',
+      kind,
+      metadata: { name: 'web', namespace },
+      spec: {
+        ...(kind !== 'DaemonSet' && { replicas: NODES }),
+        selector: { matchLabels: { app: 'web' } },
+        template: template('nginx:1.27'),
+        ...(kind === 'StatefulSet' && { serviceName: 'web' }),
+        ...spec,
+      },
+    });
+    await client.create(ROLLOUTLIFECYCLES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'RolloutLifecycle',
+      metadata: { name: 'web', namespace },
+      spec: { targetRef: { kind, name: 'web' }, hooks },
+    });
+    const get = () => client.get<Workload>(type, namespace, 'web');
+    await until(get, (w) => w.metadata.labels?.[RL_WORKLOAD_LABEL] === 'web' && rolledOut(kind, w), 'the workload labelled and available', 30_000);
+    const rollout = (image: string) => client.patch<Workload>(type, namespace, 'web', 'merge', { spec: { template: template(image) } });
+    const rl = () => client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, namespace, 'web');
+    const jobs = async () => (await client.list<Job>(JOBS, { namespace })).items;
+    const phase = (p: string) => until(rl, (r) => r.status?.rollout?.phase === p, `the rollout to be ${p}`, 60_000);
+    return { namespace, type, get, rollout, rl, jobs, phase };
+  }
+
+  /** The pods of the namespace running `image` when the Job was created (from the write log). */
+  function podsWhenCreated(namespace: string, job: string, image: string): { exist: number; ready: number } {
+    const records = cluster.sandbox.history!.records();
+    const at = records.findIndex((r) => r.resource === 'jobs.batch' && r.type === 'ADDED' && r.namespace === namespace && r.name === job);
+    assert.ok(at >= 0, `Job ${job} was created`);
+    const pods = new Map<string, Pod | undefined>();
+    for (const record of records.slice(0, at)) {
+      if (record.resource !== 'pods' || record.namespace !== namespace) continue;
+      pods.set(record.name, record.type === 'DELETED' ? undefined : (record.object as unknown as Pod));
+    }
+    const running = [...pods.values()].filter((p): p is Pod => p !== undefined && (p.spec?.containers as { image: string }[] | undefined)?.[0]?.image === image && !p.metadata.deletionTimestamp);
+    return { exist: running.length, ready: running.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length };
+  }
+
+  const rolledOut = (kind: Kind, w: Workload): boolean =>
+    kind === 'DaemonSet' ? w.status?.numberAvailable === NODES && w.status?.updatedNumberScheduled === NODES : w.status?.availableReplicas === NODES && w.status?.updatedReplicas === NODES;
+  const env = (job: Job | undefined): Record<string, string> => Object.fromEntries((job?.spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+  const holdFields = (kind: Kind, w: Workload) => JSON.stringify(kind === 'Deployment' ? { paused: w.spec.paused, strategy: w.spec.strategy } : { updateStrategy: w.spec.updateStrategy });
+
+  for (const kind of ['Deployment', 'StatefulSet', 'DaemonSet'] as const) {
+    test(`${kind}: hooks at 0, 50% and the end run in order, each at its point, with the rollout's variables; the user's settings come back exactly`, async () => {
+      const w = await hooked(kind, [hook('migrate', 0), hook('smoke', '50%'), hook('notify', '100%')]);
+      const before = await w.get();
+      await w.rollout('nginx:1.28');
+      const held = await w.get();
+      assert.ok(held.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION], 'held in the write that changed the template');
+      const done = await w.phase('Complete');
+      assert.deepEqual(done.status?.hooks?.map((h) => `${h.name}:${h.phase}`), ['migrate:Succeeded', 'smoke:Succeeded', 'notify:Succeeded']);
+      const [migrate, smoke, notify] = ['migrate', 'smoke', 'notify'].map((name) => done.status?.hooks?.find((h) => h.name === name)?.job ?? '');
+      // Point 0 before any new pod exists; 50% with exactly 2 of 4 new pods ready; the end with all 4.
+      assert.deepEqual(podsWhenCreated(w.namespace, migrate!, 'nginx:1.28'), { exist: 0, ready: 0 });
+      const atSmoke = podsWhenCreated(w.namespace, smoke!, 'nginx:1.28');
+      assert.equal(atSmoke.ready, 2, `exactly the point: ${JSON.stringify(atSmoke)}`);
+      assert.equal(atSmoke.exist, 2, 'no new pod beyond the point');
+      assert.equal(podsWhenCreated(w.namespace, notify!, 'nginx:1.28').ready, 4);
+      const jobs = await w.jobs();
+      const smokeJob = jobs.find((j) => j.metadata.name === smoke);
+      const vars = env(smokeJob);
+      assert.equal(vars.K8S_ROLLOUT_TYPE, 'ROLLOUT');
+      assert.equal(vars.K8S_ROLLOUT_FROM_OBJECT, `${w.namespace}/${done.status?.rollout?.fromRevision}`);
+      assert.equal(vars.K8S_ROLLOUT_TO_OBJECT, `${w.namespace}/${done.status?.rollout?.toRevision}`);
+      const after = await w.get();
+      assert.equal(holdFields(kind, after), holdFields(kind, before), 'the user\'s settings restored exactly');
+      assert.equal(after.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION], undefined);
+      assert.equal(after.metadata.annotations?.[RL_ROLLOUT_ANNOTATION], undefined);
+    });
+  }
+
+  test('Abort holds the rollout where it failed; a retry runs the hook again and the rollout goes on', async () => {
+    const w = await hooked('Deployment', [hook('smoke', '50%', 'echo failing; exit 3'), hook('notify', '100%')]);
+    await w.rollout('nginx:1.28');
+    const failed = await w.phase('Failed');
+    assert.equal(failed.status?.conditions?.find((c) => c.type === 'Failed')?.status, 'True');
+    assert.match(failed.status?.rollout?.message ?? '', /hook smoke failed/);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const held = await w.get();
+    assert.equal(held.spec.paused, true, 'still held');
+    // The retry runs a new Job; make it succeed this time by fixing the hook first.
+    const rl = await w.rl();
+    const hooks = (rl.spec?.hooks ?? []).map((h) => (h.name === 'smoke' ? { ...h, jobSpec: jobSpec('echo fixed') } : h));
+    await cluster.client.patch(ROLLOUTLIFECYCLES, w.namespace, 'web', 'merge', { spec: { hooks }, metadata: { annotations: { 'rolloutlifecycle.kusionstack.io/retry': 'smoke' } } });
+    const done = await w.phase('Complete');
+    const smoke = done.status?.hooks?.find((h) => h.name === 'smoke');
+    assert.equal(smoke?.attempt, 2);
+    assert.equal(smoke?.phase, 'Succeeded');
+    assert.ok((await w.jobs()).some((j) => j.metadata.name === smoke?.job));
+  });
+
+  test('Ignore lets the rollout go on past a failed hook', async () => {
+    const w = await hooked('StatefulSet', [hook('smoke', 1, 'exit 1', { failurePolicy: 'Ignore' })]);
+    await w.rollout('nginx:1.28');
+    const done = await w.phase('Complete');
+    assert.equal(done.status?.hooks?.[0]?.phase, 'Failed');
+  });
+
+  test('retainPolicy: Always keeps every Job, OnFailure only failed ones, Never none', async () => {
+    const w = await hooked('Deployment', [
+      hook('keep', 0, 'echo ok', { retainPolicy: 'Always' }),
+      hook('keep-failed', 0, 'exit 2', { retainPolicy: 'OnFailure', failurePolicy: 'Ignore' }),
+      hook('drop-ok', 0, 'echo ok', { retainPolicy: 'OnFailure' }),
+      hook('drop', 0, 'exit 1', { retainPolicy: 'Never', failurePolicy: 'Ignore' }),
+    ]);
+    await w.rollout('nginx:1.28');
+    const done = await w.phase('Complete');
+    const names = (await until(w.jobs, (jobs) => jobs.length === 2, 'the finished Jobs to be pruned per retainPolicy')).map((j) => j.metadata.name).sort();
+    const jobOf = (hookName: string) => done.status?.hooks?.find((h) => h.name === hookName)?.job;
+    assert.deepEqual(names, [jobOf('keep'), jobOf('keep-failed')].sort());
+  });
+
+  test('a new template while a hook runs cancels it (deleted, or suspended when kept) and the new rollout runs its own hooks', async () => {
+    const w = await hooked('Deployment', [hook('slow', 0, 'sleep 30', { retainPolicy: 'Always' }), hook('slow-drop', 0, 'sleep 30', { retainPolicy: 'Never' })]);
+    await w.rollout('nginx:1.28');
+    const first = await until(w.rl, (r) => r.status?.hooks?.filter((h) => h.phase === 'Running').length === 2, 'both hooks running');
+    const [kept, dropped] = ['slow', 'slow-drop'].map((n) => first.status?.hooks?.find((h) => h.name === n)?.job);
+    await w.rollout('nginx:1.29');
+    const next = await until(w.rl, (r) => r.status?.rollout?.templateHash !== first.status?.rollout?.templateHash && (r.status?.hooks ?? []).some((h) => h.phase === 'Cancelled'), 'the rollover');
+    assert.deepEqual(next.status?.hooks?.filter((h) => h.phase === 'Cancelled').map((h) => h.job).sort(), [kept, dropped].sort());
+    const jobs = await until(w.jobs, (all) => !all.some((j) => j.metadata.name === dropped), 'the dropped Job deleted');
+    assert.equal(jobs.find((j) => j.metadata.name === kept)?.spec.suspend, true, 'the kept Job is suspended');
+    await until(w.rl, (r) => (r.status?.hooks ?? []).some((h) => h.phase === 'Running' && h.templateHash === next.status?.rollout?.templateHash), 'the new rollout to run its hooks');
+  });
+
+  test('kubectl rollout undo starts a ROLLBACK whose hooks run', { skip: skipWithoutKubectl }, async () => {
+    const w = await hooked('Deployment', [hook('smoke', '50%')]);
+    await w.rollout('nginx:1.28');
+    const first = await w.phase('Complete');
+    await promisify(execFile)(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, 'rollout', 'undo', 'deployment/web', '-n', w.namespace]);
+    const back = await until(w.rl, (r) => r.status?.rollout?.templateHash !== first.status?.rollout?.templateHash && r.status?.rollout?.phase === 'Complete', 'the rollback to complete', 60_000);
+    assert.equal(back.status?.rollout?.type, 'ROLLBACK');
+    const job = (await w.jobs()).find((j) => j.metadata.name === back.status?.hooks?.[0]?.job);
+    assert.equal(env(job).K8S_ROLLOUT_TYPE, 'ROLLBACK');
+    assert.equal((await w.get()).spec.template && ((await w.get()).spec.template as { spec: { containers: { image: string }[] } }).spec.containers[0]?.image, 'nginx:1.27');
+  });
+
+  test('deleting the RolloutLifecycle mid-rollout cancels its hooks and gives the workload back', async () => {
+    const w = await hooked('StatefulSet', [hook('slow', 0, 'sleep 30', { retainPolicy: 'Never' })]);
+    const before = await w.get();
+    await w.rollout('nginx:1.28');
+    await until(w.rl, (r) => r.status?.hooks?.[0]?.phase === 'Running', 'the hook running');
+    await cluster.client.delete(ROLLOUTLIFECYCLES, w.namespace, 'web');
+    const released = await until(w.get, (s) => s.metadata.labels?.[RL_WORKLOAD_LABEL] === undefined && s.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] === undefined, 'the workload released');
+    assert.equal(holdFields('StatefulSet', released), holdFields('StatefulSet', before));
+    await until(w.get, (s) => s.status?.updatedReplicas === 4 && s.status?.availableReplicas === 4, 'the rollout to finish without podops', 60_000);
+    await until(w.jobs, (jobs) => jobs.length === 0, 'the hook Job deleted');
+  });
+});
+
+describe('rollout hooks and a failing operator', () => {
+  let cluster: Cluster;
+  let operator: OperatorProcess;
+  before(async () => {
+    cluster = await startCluster({ operator: 'external', startDelayMs: 300 });
+    operator = await startOperatorProcess(cluster.kubeconfigPath);
+    await operator.ready();
+    await registerWebhooks(cluster.client, `127.0.0.1:${operator.webhookPort}`);
+  });
+  after(async () => {
+    await operator.kill();
+    await cluster.stop();
+  });
+
+  test('a Deployment without a RolloutLifecycle rolls out while the operator is down', async () => {
+    const { client } = cluster;
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain' } });
+    await client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'plain' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') } });
+    const get = () => client.get<Workload>(DEPLOYMENTS, 'plain', 'web');
+    await until(get, (d) => d.status?.availableReplicas === 2, 'available');
+    await operator.kill();
+    try {
+      await client.patch(DEPLOYMENTS, 'plain', 'web', 'merge', { spec: { template: template('nginx:1.28') } });
+      await until(get, (d) => d.status?.updatedReplicas === 2 && d.status?.availableReplicas === 2 && d.status?.replicas === 2, 'the rollout without podops', 30_000);
+    } finally {
+      operator = await startOperatorProcess(cluster.kubeconfigPath, { webhookPort: operator.webhookPort });
+      await operator.ready();
+    }
+  });
+
+  test('killed at random during a hooked rollout: no Job twice, no point skipped, the user\'s settings restored', async () => {
+    const { client } = cluster;
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'chaos' } });
+    const strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } };
+    await client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'chaos' }, spec: { replicas: 4, strategy, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') } });
+    await client.create(ROLLOUTLIFECYCLES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'RolloutLifecycle',
+      metadata: { name: 'web', namespace: 'chaos' },
+      spec: { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [hook('migrate', 0, 'sleep 0.5'), hook('smoke', '50%', 'sleep 0.5'), hook('notify', '100%', 'sleep 0.5')] },
+    });
+    const get = () => client.get<Workload>(DEPLOYMENTS, 'chaos', 'web');
+    await until(get, (d) => d.metadata.labels?.[RL_WORKLOAD_LABEL] === 'web' && d.status?.availableReplicas === 4, 'labelled and available', 30_000);
+    const before = await get();
+    await client.patch(DEPLOYMENTS, 'chaos', 'web', 'merge', { spec: { template: template('nginx:1.28') } });
+    const rl = () => client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, 'chaos', 'web');
+    for (let kill = 0; kill < 4 && (await rl()).status?.rollout?.phase !== 'Complete'; kill++) {
+      await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1200));
+      await operator.kill();
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 500));
+      operator = await startOperatorProcess(cluster.kubeconfigPath, { webhookPort: operator.webhookPort });
+      await operator.ready();
+    }
+    const done = await until(rl, (r) => r.status?.rollout?.phase === 'Complete', 'the rollout to complete', 60_000);
+    const created = cluster.sandbox.history!.records('jobs.batch').filter((r) => r.type === 'ADDED' && r.namespace === 'chaos').map((r) => r.name);
+    assert.deepEqual(created, ['migrate', 'smoke', 'notify'].map((n) => done.status?.hooks?.find((h) => h.name === n)?.job), 'each hook\'s Job created once, in point order');
+    const after = await get();
+    assert.equal(JSON.stringify({ paused: after.spec.paused, strategy: after.spec.strategy }), JSON.stringify({ paused: before.spec.paused, strategy: before.spec.strategy }));
+  });
+});
