@@ -5,7 +5,7 @@
 // read-only; reconcilers copy before changing them.
 
 import { sleep, systemClock, type Clock } from './clock.ts';
-import { isGone, type KubeClient, type ObjectWithMeta, type WatchEvent } from './client.ts';
+import { isGone, isNotFound, type KubeClient, type ObjectWithMeta, type WatchEvent } from './client.ts';
 import { keyOf, objectKey } from './controller.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
@@ -140,7 +140,10 @@ export class Informer<T extends ObjectWithMeta> {
         if (isGone(err)) continue;
         failures++;
         const delay = Math.min(30_000, 1000 * 2 ** Math.min(failures - 1, 5)) * (0.8 + Math.random() * 0.4);
-        this.#log.warn({ err, retryInMs: Math.round(delay) }, 'list/watch failed; retrying');
+        const { group, version, resource } = this.#options.type;
+        // A 404 on the list of a whole resource: the API server does not serve it (a CRD not installed yet).
+        const why = isNotFound(err) && needList ? `the API server does not serve ${resource}.${group || 'core'}/${version} (is its CustomResourceDefinition installed?)` : 'list/watch failed';
+        this.#log.warn({ err, retryInMs: Math.round(delay) }, `${why}; retrying`);
         await sleep(this.#clock, delay, signal);
       }
     }

@@ -119,9 +119,14 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const hookJobs = new Informer<JobLike & { metadata: { name?: string; namespace?: string } }>({ ...labelled, type: JOBS });
   const replicaSets = new Informer<Workload>({ ...labelled, type: REPLICASETS });
   controllers.push(rolloutController({ client, rolloutLifecycles, workloads, jobs: hookJobs, replicaSets, events, metrics, logger: log }));
+  // The caches the protocol needs gate the start and readiness. The rollout caches do not: without the
+  // RolloutLifecycle CRD (a `helm upgrade` does not add CRDs) rollout hooks wait for it, the rest runs; the
+  // rollout controller waits for its own caches.
   const caches: [string, Informer<never>][] = [
     ['pod-informer', pods as never],
     ['podtransitionrule-informer', rules as never],
+  ];
+  const rolloutCaches: [string, Informer<never>][] = [
     ['rolloutlifecycle-informer', rolloutLifecycles as never],
     ['deployment-informer', workloads.Deployment as never],
     ['statefulset-informer', workloads.StatefulSet as never],
@@ -156,6 +161,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   });
   manager.add(webhook.runnable);
   for (const [name, informer] of caches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
+  for (const [name, informer] of rolloutCaches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s) });
   manager.add({
     name: 'podtransitionrule-webhook-calls',
     stage: 'others',

@@ -45,6 +45,17 @@ export async function listRevisions(client: KubeClient, kind: WorkloadKind, work
   return observeRollout({ kind, workload, controllerRevisions: history.items, jobs: [], now: 0 }).revisions;
 }
 
+/** Well inside the webhook's timeout (10 s). */
+const CACHE_WAIT_MS = 3000;
+
+/** Whether the cache has synced, waiting briefly for it (a starting podops); if not, the request is refused and retried. */
+async function synced(rolloutLifecycles: Informer<RolloutLifecycle>): Promise<boolean> {
+  if (!rolloutLifecycles.hasSynced()) await rolloutLifecycles.waitForSync(AbortSignal.timeout(CACHE_WAIT_MS));
+  return rolloutLifecycles.hasSynced();
+}
+
+const notSynced = (what: string): string => `podops is starting: its RolloutLifecycle cache is not synced yet; retry ${what}`;
+
 /** UPDATE of a Deployment, StatefulSet or DaemonSet: freeze a hooked rollout in the same write. */
 export async function admitWorkload(request: AdmissionRequest, { client, rolloutLifecycles, now }: RolloutAdmissionOptions): Promise<Verdict> {
   const kind = request.kind.kind as WorkloadKind;
@@ -56,6 +67,9 @@ export async function admitWorkload(request: AdmissionRequest, { client, rollout
   const held = oldObject.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] !== undefined;
   const templateChanged = !sameTemplate(templateOf(oldObject) ?? {}, templateOf(object) ?? {});
   if (byPodops || (!held && !templateChanged)) return allowed();
+  // The workload is labelled for a RolloutLifecycle: answering from a cache still empty would let a hooked
+  // rollout through un-held.
+  if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the update of ${kind} ${object.metadata.name}`));
   const hooked = hookedBy(rolloutLifecycles, kind, object) !== undefined;
   if (!held && !hooked) return allowed();
   // Only a new template needs the revisions (is it an earlier one's?); they are read before this write lands.
@@ -79,6 +93,8 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   const rl = request.object as RolloutLifecycle | undefined;
   if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
   const errors = validateRolloutLifecycle(rl);
+  // One RolloutLifecycle per workload is checked against the cache: it must hold every other one.
+  if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the ${request.operation} of RolloutLifecycle ${rl.metadata.name}`));
   const target = rl.spec?.targetRef;
   const other = rolloutLifecycles
     .list(rl.metadata.namespace)
