@@ -111,7 +111,7 @@ function callText(source: string, open: number): string {
 
 /** `group/resource[/subresource] verb` for every KubeClient call in the operator's code. */
 async function usedAccess(): Promise<Set<string>> {
-  const files = [...(await Promise.all(['src/controllers', 'src/operator', 'src/webhook', 'src/kube'].map(sourceFiles))).flat().filter((f) => f !== join('src', 'kube', 'client.ts')), join('src', 'sdk', 'write-pod.ts')];
+  const files = [...(await Promise.all(['src/controllers', 'src/operator', 'src/webhook', 'src/kube'].map(sourceFiles))).flat().filter((f) => f !== join('src', 'kube', 'client.ts')), join('src', 'sdk', 'write-pod.ts'), join('src', 'sdk', 'replica-set-scale-down.ts')];
   const sources = new Map(await Promise.all(files.map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as const)));
   // Informers list and watch the type they are made with.
   const informed = [...sources.values()].flatMap((s) => [...s.matchAll(/new Informer(?:<[^>]*>)?\(\{[^}]*?\btype: (\w+)/g)].map((m) => m[1] as string));

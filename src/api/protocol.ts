@@ -136,6 +136,13 @@ export const SKIP_RULE_CONDITIONS_ANNOTATION = 'podtransitionrule.kusionstack.io
 /** Unix nanoseconds of GraceDelete's last re-label, used to rate-limit its writes. */
 export const GRACE_DELETE_TIMESTAMP_ANNOTATION = 'gracedelete.kusionstack.io/delete-timestamp';
 /**
+ * podops' addition: who asked for the deletion GraceDelete turned into `to-delete` (the API request's user). A
+ * deletion asked by the pod's ReplicaSet controller is a scale-down and is held to what the scale-down asks.
+ */
+export const GRACE_DELETE_REQUESTED_BY_ANNOTATION = 'gracedelete.kusionstack.io/requested-by';
+/** The identities kube-controller-manager's ReplicaSet controller writes as (per-controller credentials, or shared). */
+export const REPLICASET_CONTROLLER_USERS: readonly string[] = ['system:serviceaccount:kube-system:replicaset-controller', 'system:kube-controller-manager'];
+/**
  * CollaSet's record of a pod's status; Kuperator documents no format. Its update
  * adapter's whenFinish removes it together with UPDATE_INCLUDED_LABEL.
  */

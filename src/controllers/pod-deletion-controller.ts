@@ -1,9 +1,11 @@
 // The pod-deletion controller: a controlled pod labelled `collaset.kusionstack.io/to-delete` goes through a
 // `pod-delete` lifecycle of type `delete` (traffic off, checks), and is deleted once that lifecycle allows it.
-// GraceDelete turns `kubectl delete pod` into exactly this label.
+// GraceDelete turns `kubectl delete pod` into exactly this label. A pod marked for its ReplicaSet's scale-down
+// is brought back instead when the scale-down no longer needs it (scaled up again, or other pods leaving cover
+// it): no pod leaves unless its deletion is still wanted.
 
-import type { Pod } from '../api/kube.ts';
-import { TO_DELETE_LABEL } from '../api/protocol.ts';
+import type { OwnerReference, Pod } from '../api/kube.ts';
+import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, PREPARING_TO_DELETE_LABEL, TO_DELETE_LABEL } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
@@ -13,11 +15,16 @@ import type { Logger } from '../kube/log.ts';
 import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
+import { leavesForScaleDown } from '../lifecycle/scale-down.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { writePod } from '../sdk/write-pod.ts';
-import { allowOps, begin, isDuringOps, podDeleteAdapter } from '../sdk/operation.ts';
+import { allowOps, begin, hasLifecycle, isDuringOps, podDeleteAdapter, undo } from '../sdk/operation.ts';
+import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
+
+/** How often a pod leaving for a scale-down is checked against its ReplicaSet's replicas. */
+const SCALE_DOWN_RECHECK_MS = 2000;
 
 export const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
@@ -30,6 +37,8 @@ export interface PodDeletionOptions {
 
 export class PodDeletionReconciler implements Reconciler {
   readonly #options: PodDeletionOptions;
+  /** Per ReplicaSet uid: the end of the last scale-down decision. */
+  readonly #chains = new Map<string, Promise<void>>();
 
   constructor(options: PodDeletionOptions) {
     this.#options = options;
@@ -38,6 +47,22 @@ export class PodDeletionReconciler implements Reconciler {
   async reconcile({ namespace, name }: Request): Promise<Result | void> {
     const pod = this.#options.pods.get(namespace, name);
     if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
+    const owner = leavesForScaleDown(pod) ? replicaSetOf(pod) : undefined;
+    if (!owner) return this.#step(pod);
+    // One ReplicaSet's scale-down pods are decided one at a time: two workers must never both begin a lifecycle
+    // the count has room for once. A scale-down can also be undone without any write to the pod: look again.
+    const result = await this.#serialized(owner.uid, async () => {
+      const surplus = await this.#surplusForScaleDown(pod, owner);
+      if (!surplus) return this.#step(pod);
+      await writePod(this.#options.client, pod, keptBack(pod));
+      this.#options.events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${surplus}`);
+      return undefined;
+    });
+    return result ?? { requeueAfterMs: SCALE_DOWN_RECHECK_MS };
+  }
+
+  /** Begins the pod-delete lifecycle, or deletes the pod once it allows. */
+  async #step(pod: Pod): Promise<Result | void> {
     const now = (this.#options.now ?? nowNanos)();
     if (!isDuringOps(podDeleteAdapter, pod)) {
       const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
@@ -46,10 +71,37 @@ export class PodDeletionReconciler implements Reconciler {
     }
     const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
     if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
-    await this.#options.client.delete(PODS, namespace, name, { preconditions: { uid: pod.metadata.uid as string } });
+    await this.#options.client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string } });
     this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
     return;
   }
+
+  /** Runs `work` after every earlier work of the same key. */
+  #serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.#chains.get(key) ?? Promise.resolve()).then(work);
+    const settled = next.then(
+      () => {},
+      () => {},
+    );
+    this.#chains.set(key, settled);
+    void settled.then(() => this.#chains.get(key) === settled && this.#chains.delete(key));
+    return next;
+  }
+
+  /** Why a pod marked for its ReplicaSet's scale-down is no longer needed to leave, if it is not. */
+  async #surplusForScaleDown(pod: Pod, owner: OwnerReference): Promise<string | undefined> {
+    const scaleDown = await readScaleDown(this.#options.client, pod.metadata.namespace ?? '', owner);
+    if (!scaleDown?.surplus.some((p) => p.metadata.uid === pod.metadata.uid)) return undefined;
+    return `ReplicaSet ${owner.name} has ${scaleDown.excess} pod(s) beyond its ${scaleDown.replicas} replicas, covered by the ${scaleDown.leaving.length - scaleDown.surplus.length} already leaving`;
+  }
+}
+
+/** The pod with its deletion mark and pod-delete lifecycle undone: it returns to service. */
+function keptBack(pod: Pod): Pod {
+  const undone = hasLifecycle(podDeleteAdapter.id, pod) ? undo(podDeleteAdapter, pod).pod : structuredClone(pod);
+  const { [TO_DELETE_LABEL]: _mark, [PREPARING_TO_DELETE_LABEL]: _preparing, ...labels } = undone.metadata.labels ?? {};
+  const { [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: _by, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: _at, ...annotations } = undone.metadata.annotations ?? {};
+  return { ...undone, metadata: { ...undone.metadata, labels, annotations } };
 }
 
 /** The controlled pods marked for deletion. */

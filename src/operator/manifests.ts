@@ -102,7 +102,7 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: ['apps.kusionstack.io'], resources: ['rolloutlifecycles'], verbs: ['list', 'watch', 'patch'] },
         { apiGroups: ['apps.kusionstack.io'], resources: ['rolloutlifecycles/status'], verbs: ['patch'] },
         { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: ['get', 'list', 'watch', 'patch'] },
-        { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['list', 'watch', 'patch'] },
+        { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['get', 'list', 'watch', 'patch'] },
         { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['list'] },
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
         { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },

@@ -1,13 +1,14 @@
 // GraceDelete behind podops' webhook configurations on the sandbox API server: `kubectl delete pod` of a
 // controlled pod is denied with upstream's message and turned into the to-delete label, and the same delete
-// with --dry-run=server gets the same answer but changes nothing.
+// with --dry-run=server gets the same answer but changes nothing. A ReplicaSet controller's deletes mark no more
+// pods than its scale-down asks; a user's delete always marks, and takes over a mark the controller made.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS, REPLICASETS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
 import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
 import { genericRoute } from '../../src/webhook/dispatch.ts';
 import { graceDelete } from '../../src/webhook/grace-delete.ts';
@@ -67,5 +68,45 @@ describe('GraceDelete', () => {
     assert.match(live.metadata.labels?.[TO_DELETE_LABEL] ?? '', /^\d+$/);
     assert.equal(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION], live.metadata.labels?.[TO_DELETE_LABEL]);
     assert.equal(live.metadata.deletionTimestamp, undefined, 'the pod is still there');
+  });
+
+  test("the ReplicaSet controller's deletes mark no more pods than its scale-down asks; a user's delete always marks", async () => {
+    const replicaSet = await env.client.create<{ metadata: { uid?: string } }>(REPLICASETS, {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'rs', namespace: 'default' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'rs' } }, template: { metadata: { labels: { app: 'rs' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
+    } as never);
+    const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: replicaSet.metadata.uid ?? '', controller: true };
+    for (const name of ['rs-a', 'rs-b', 'rs-c']) {
+      const { status: _status, ...created } = pod({ name, gate: false, labels: { app: 'rs' } });
+      await env.client.create<Pod>(PODS, { ...created, metadata: { ...created.metadata, ownerReferences: [owner] } });
+    }
+    const rsController = 'system:serviceaccount:kube-system:replicaset-controller';
+    const asController = env.sandbox.client({ username: rsController });
+    const podsRef = { group: '', version: 'v1', resource: 'pods' };
+    const live = (name: string) => env.client.get<Pod>(PODS, 'default', name);
+    const refusal = async (name: string): Promise<string> => {
+      try {
+        await asController.delete(podsRef, name, { namespace: 'default' });
+      } catch (err) {
+        return (err as { status?: { message?: string } }).status?.message ?? String(err);
+      }
+      throw new Error(`the delete of ${name} was let through`);
+    };
+
+    // Three pods for one replica: the scale-down asks for two.
+    assert.match(await refusal('rs-a'), /pod deletion process is underway/);
+    assert.match(await refusal('rs-b'), /pod deletion process is underway/);
+    for (const name of ['rs-a', 'rs-b']) assert.equal((await live(name)).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], rsController);
+    // Its retry on a third pod: covered by the two leaving, so refused without a mark.
+    assert.match(await refusal('rs-c'), /ReplicaSet rs has 2 pod\(s\) beyond its 1 replicas and rs-a, rs-b already leaving: rs-c stays/);
+    assert.equal((await live('rs-c')).metadata.labels?.[TO_DELETE_LABEL], undefined);
+
+    // A user's delete marks it all the same, and takes over the controller's mark of another.
+    await assert.rejects(env.client.delete(PODS, 'default', 'rs-c'), (err: Error) => err.message.includes(DENIAL));
+    assert.equal((await live('rs-c')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');
+    await assert.rejects(env.client.delete(PODS, 'default', 'rs-a'), (err: Error) => err.message.includes(DENIAL));
+    assert.equal((await live('rs-a')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');
   });
 });

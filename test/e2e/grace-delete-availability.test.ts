@@ -1,0 +1,173 @@
+// GraceDelete changes how a pod leaves, never how many: rolling updates and scale-ins of controlled
+// Deployments through kubectl, replayed write by write from the sandbox's write log (every state the pods and
+// ReplicaSets went through, not samples): the pods in service never fall below `replicas - maxUnavailable`, no
+// ReplicaSet ever has more pods leaving than its scale-down asks (pods beyond its replicas), and exactly the
+// expected pods are created and deleted.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import type { Pod } from '../../src/api/kube.ts';
+import { POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
+import type { KubeObject } from '../../src/kube/client.ts';
+import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
+import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
+import { isPodReady } from '../../src/lifecycle/pod.ts';
+import { resolveIntOrPercent } from '../../src/rollout/workload.ts';
+import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { until } from '../support/wait.ts';
+import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
+
+const run = promisify(execFile);
+
+interface Strategy {
+  replicas: number;
+  maxSurge: number | string;
+  maxUnavailable: number | string;
+  /** A PodTransitionRule letting at most one pod out of service at a time. */
+  budget?: boolean;
+}
+
+const image = (pod: Pod): string | undefined => (pod.spec?.containers as { image?: string }[] | undefined)?.[0]?.image;
+const inService = (pod: Pod): boolean => !pod.metadata.deletionTimestamp && isPodReady(pod);
+const active = (pod: Pod): boolean => !pod.metadata.deletionTimestamp;
+/** Leaving: its pod-delete lifecycle has begun (a mark alone leaves the pod in service). */
+const leaving = (pod: Pod): boolean => active(pod) && pod.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] !== undefined;
+const ownerOf = (pod: Pod): string => pod.metadata.ownerReferences?.[0]?.name ?? '';
+
+/** Pods leaving beyond what their ReplicaSets' scale-downs ask (active pods beyond replicas). */
+function leavingBeyondScaleDown(pods: Iterable<Pod>, replicas: ReadonlyMap<string, number>): number {
+  const byOwner = new Map<string, Pod[]>();
+  for (const pod of pods) byOwner.set(ownerOf(pod), [...(byOwner.get(ownerOf(pod)) ?? []), pod]);
+  let beyond = 0;
+  for (const [owner, owned] of byOwner) {
+    const asked = Math.max(0, owned.filter(active).length - (replicas.get(owner) ?? 0));
+    beyond += Math.max(0, owned.filter(leaving).length - asked);
+  }
+  return beyond;
+}
+
+describe('GraceDelete never costs extra availability', { skip: skipWithoutKubectl }, () => {
+  let cluster: Cluster;
+  let namespaces = 0;
+  before(async () => {
+    // Containers take a moment to start, as on a real node, so refused deletes and new pods interleave.
+    cluster = await startCluster({ startDelayMs: 150, nodes: 4 });
+  });
+  after(() => cluster.stop());
+
+  const kubectl = (...args: string[]) => run(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, ...args]);
+
+  async function deployment({ replicas, maxSurge, maxUnavailable, budget }: Strategy): Promise<string> {
+    const namespace = `grace-${++namespaces}`;
+    await serviceNamespace(cluster, namespace);
+    if (budget) {
+      await cluster.client.create(PODTRANSITIONRULES, {
+        apiVersion: 'apps.kusionstack.io/v1alpha1',
+        kind: 'PodTransitionRule',
+        metadata: { name: 'budget', namespace },
+        spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'one-at-a-time', availablePolicy: { maxUnavailableValue: 1 } }] },
+      } as KubeObject);
+    }
+    await cluster.client.create(DEPLOYMENTS, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace },
+      spec: {
+        replicas,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } },
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+      },
+    });
+    await settled(namespace, replicas, 'nginx:1.27');
+    return namespace;
+  }
+
+  /** Exactly `count` pods, all running `tag`, in service, and nothing else left (not even terminating). */
+  async function settled(namespace: string, count: number, tag: string): Promise<void> {
+    await until(
+      async () => (await cluster.client.list<Pod>(PODS, { namespace })).items,
+      (pods) => pods.length === count && pods.every((p) => inService(p) && image(p) === tag && p.metadata.labels?.[TO_DELETE_LABEL] === undefined),
+      `${count} pods of ${tag} in service in ${namespace}`,
+      60_000,
+    );
+  }
+
+  /** Runs `change` and replays every pod and ReplicaSet write of the namespace during it. */
+  async function observe(namespace: string, change: () => Promise<void>) {
+    const log = cluster.sandbox.history!;
+    const start = log.records().length;
+    await change();
+    const pods = new Map<string, Pod>();
+    const replicas = new Map<string, number>();
+    let minInService = Infinity;
+    let maxLeavingBeyond = 0;
+    let created = 0;
+    let deleted = 0;
+    for (const [index, record] of log.records().entries()) {
+      if (record.namespace !== namespace) continue;
+      if (record.resource === 'replicasets.apps') replicas.set(record.name, (record.object.spec as { replicas?: number }).replicas ?? 0);
+      if (record.resource !== 'pods') continue;
+      if (record.type === 'DELETED') pods.delete(record.name);
+      else pods.set(record.name, record.object as unknown as Pod);
+      if (index < start) continue;
+      if (record.type === 'ADDED') created++;
+      if (record.type === 'DELETED') deleted++;
+      minInService = Math.min(minInService, [...pods.values()].filter(inService).length);
+      maxLeavingBeyond = Math.max(maxLeavingBeyond, leavingBeyondScaleDown(pods.values(), replicas));
+    }
+    return { minInService, maxLeavingBeyond, created, deleted };
+  }
+
+  const strategies: Strategy[] = [
+    { replicas: 3, maxSurge: 1, maxUnavailable: 0 },
+    { replicas: 4, maxSurge: 0, maxUnavailable: 1 },
+    { replicas: 5, maxSurge: '25%', maxUnavailable: '25%' },
+    { replicas: 4, maxSurge: 1, maxUnavailable: 1, budget: true },
+  ];
+  for (const strategy of strategies) {
+    const { replicas } = strategy;
+    const unavailable = resolveIntOrPercent(strategy.maxUnavailable, replicas, false, '25%');
+    const rule = strategy.budget ? ', a PodTransitionRule budget of 1' : '';
+    test(`replicas ${replicas}, maxSurge ${strategy.maxSurge}, maxUnavailable ${strategy.maxUnavailable}${rule}: kubectl set image, then kubectl scale in by 2`, async () => {
+      const namespace = await deployment(strategy);
+
+      const update = await observe(namespace, async () => {
+        await kubectl('set', 'image', 'deployment/web', 'web=nginx:1.28', '-n', namespace);
+        await settled(namespace, replicas, 'nginx:1.28');
+      });
+      assert.ok(update.minInService >= replicas - unavailable, `in service never below ${replicas - unavailable}: ${JSON.stringify(update)}`);
+      assert.equal(update.maxLeavingBeyond, 0, `never more pods leaving than a scale-down asks: ${JSON.stringify(update)}`);
+      assert.equal(update.created, replicas, `exactly ${replicas} new pods: ${JSON.stringify(update)}`);
+      assert.equal(update.deleted, replicas, `exactly the ${replicas} old pods deleted: ${JSON.stringify(update)}`);
+
+      const scaleIn = await observe(namespace, async () => {
+        await kubectl('scale', 'deployment/web', `--replicas=${replicas - 2}`, '-n', namespace);
+        await settled(namespace, replicas - 2, 'nginx:1.28');
+      });
+      assert.ok(scaleIn.minInService >= replicas - 2, `in service never below ${replicas - 2}: ${JSON.stringify(scaleIn)}`);
+      assert.deepEqual([scaleIn.created, scaleIn.deleted, scaleIn.maxLeavingBeyond], [0, 2, 0], `a scale-in by 2 removes exactly 2 pods: ${JSON.stringify(scaleIn)}`);
+    });
+  }
+
+  test('a scale-in undone before its pods are deleted brings them back instead of replacing them', async () => {
+    const namespace = await deployment({ replicas: 3, maxSurge: 1, maxUnavailable: 0 });
+    // A rule that keeps the leaving pod in its checks long enough for the scale-up to arrive.
+    await cluster.client.create(PODTRANSITIONRULES, {
+      apiVersion: 'apps.kusionstack.io/v1alpha1',
+      kind: 'PodTransitionRule',
+      metadata: { name: 'hold', namespace },
+      spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'hold', stage: 'PreCheck', labelCheck: { requires: { matchLabels: { 'may-leave': 'yes' } } } }] },
+    } as KubeObject);
+    const result = await observe(namespace, async () => {
+      await kubectl('scale', 'deployment/web', '--replicas=2', '-n', namespace);
+      await until(async () => (await cluster.client.list<Pod>(PODS, { namespace })).items, (pods) => pods.some((p) => p.metadata.labels?.[TO_DELETE_LABEL] !== undefined), 'a pod marked for the scale-in');
+      await kubectl('scale', 'deployment/web', '--replicas=3', '-n', namespace);
+      await settled(namespace, 3, 'nginx:1.27');
+    });
+    assert.deepEqual([result.created, result.deleted], [0, 0], `the marked pod came back: ${JSON.stringify(result)}`);
+    assert.ok(result.minInService >= 2);
+  });
+});
