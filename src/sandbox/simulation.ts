@@ -11,6 +11,7 @@ import { jobController, type JobControllerOptions } from './controllers/batch/jo
 import { ttlAfterFinishedController } from './controllers/batch/ttl-after-finished-controller.ts';
 import type { KubeletConnections } from './apiserver/kubelet-connections.ts';
 import type { Controller } from './controllers/in-process-controller.ts';
+import { disruptionController } from './controllers/disruption/disruption-controller.ts';
 import { endpointsController } from './controllers/endpoints-controller.ts';
 import { endpointSliceController } from './controllers/endpointslice-controller.ts';
 import type { ApiServerFeatureGates } from './feature-gates.ts';
@@ -18,7 +19,7 @@ import { nodeControllers, type KubeletOptions } from './nodes/index.ts';
 
 
 export interface SimulationOptions {
-  /** kube-controller-manager's workload and endpoint controllers. Default true. */
+  /** kube-controller-manager's workload, endpoint and disruption controllers. Default true. */
   controllers?: boolean;
   /** Number of simulated nodes (scheduler and kubelet); 0 runs none. Default 3. */
   nodes?: number;
@@ -42,7 +43,7 @@ export function simulationControllers(options: SimulationOptions, featureGates: 
   if (options.controllers ?? true) {
     const batchPeriodMs = options.endpointUpdatesBatchPeriodMs ?? 250;
     controllers.push(statefulSetController(featureGates), daemonSetController, jobController(options.jobs), ttlAfterFinishedController);
-    controllers.push(replicaSetController, deploymentController);
+    controllers.push(replicaSetController, deploymentController, disruptionController);
     controllers.push(endpointsController(batchPeriodMs), endpointSliceController(batchPeriodMs));
   }
   return controllers;

@@ -102,11 +102,11 @@ describe('discovery', () => {
     );
   });
 
-  test('/apis lists policy/v1, rbac.authorization.k8s.io/v1 and autoscaling v2 then v1, in the real order', async () => {
+  test('/apis lists authorization.k8s.io/v1, policy/v1, rbac.authorization.k8s.io/v1 and autoscaling v2 then v1, in the real order', async () => {
     const groups = (await h.http('GET', '/apis')).json.groups as { name: string; versions: { groupVersion: string }[]; preferredVersion: { version: string } }[];
     assert.deepEqual(
       groups.map((g) => g.name),
-      ['apps', 'events.k8s.io', 'autoscaling', 'batch', 'policy', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'],
+      ['apps', 'events.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch', 'policy', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'],
     );
     const autoscaling = groups.find((g) => g.name === 'autoscaling');
     assert.deepEqual(autoscaling?.versions.map((v) => v.groupVersion), ['autoscaling/v2', 'autoscaling/v1']);

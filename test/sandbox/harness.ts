@@ -16,8 +16,8 @@ export interface Harness {
   kubeconfigPath: string;
   /** Raw HTTP against the sandbox: status code, headers and parsed (or text) body. */
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RawResponse>;
-  /** Runs kubectl against the sandbox (asynchronously: the server lives in this process). */
-  kubectl(args: string[], input?: string): Promise<KubectlResult>;
+  /** Runs kubectl against the sandbox (asynchronously: the server lives in this process); killed after `timeoutMs` (30 s). */
+  kubectl(args: string[], input?: string, timeoutMs?: number): Promise<KubectlResult>;
   stop(): Promise<void>;
 }
 
@@ -80,12 +80,12 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
       }
       return { status: res.status, headers: res.headers, text, json };
     },
-    kubectl(args, input) {
+    kubectl(args, input, timeoutMs = 30_000) {
       return new Promise((resolve) => {
         const child = execFile(
           kubectlPath ?? 'kubectl',
           [`--kubeconfig=${kubeconfigPath}`, `--cache-dir=${join(dir, 'cache')}`, ...args],
-          { timeout: 30_000 },
+          { timeout: timeoutMs },
           (err, stdout, stderr) => {
             const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
             resolve({ code, stdout, stderr });

@@ -2,14 +2,14 @@
 // v1beta1) is admitted as a CREATE of pods/eviction; a pod that is not running (Pending, Succeeded,
 // Failed, or already being deleted) is deleted at once; otherwise the one PodDisruptionBudget that
 // selects it must allow a disruption, which the eviction takes from its status before deleting the
-// pod (429 when none is left or the budget's status is older than its spec). The deletion is the
-// registry's own: a DisruptionTarget condition, then a DELETE that passes no admission of its own.
+// pod (429 when none is left or the budget's status is older than its spec; a status write that
+// conflicts is tried again, as EvictionsRetry does). The deletion is the registry's own: a
+// DisruptionTarget condition, then a DELETE that passes no admission of its own.
 
 import { badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError, type Status } from '../errors.ts';
-import { isJsonObject, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, keyOf, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp } from '../meta/time.ts';
-import { tryLabelSelectorFromObject } from '../selectors/label-selector.ts';
-import { isEverything, matchesLabels } from '../selectors/labels.ts';
+import { budgetSelects, readBudgetStatus, renderBudgetStatus, updateDisruptionAllowedCondition, type BudgetStatus } from '../policy/budget-status.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { deleteOne } from './delete.ts';
@@ -46,62 +46,72 @@ function tooManyRequests(cause: string, retryAfterSeconds: number): StatusError 
 const stillProcessing = (pdb: string): StatusError => tooManyRequests(`The disruption budget ${pdb} is still being processed by the server.`, 10);
 
 const statusOf = (o: KubeObject): JsonObject => (isJsonObject(o.status) ? o.status : {});
-const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+const isConflict = (err: unknown): boolean => err instanceof StatusError && err.status.code === 409;
 
-/** A pod whose eviction cannot disrupt anything: the budget is not consulted. */
+/** EvictionsRetry: 20 attempts, 500 ms apart (plus up to 10% jitter), for writes that conflict. */
+const retryAttempts = 20;
+const retryPause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 500 * (1 + Math.random() * 0.1)));
+
+/** canIgnorePDB: a pod whose eviction cannot disrupt anything; the budget is not consulted. */
 function canIgnoreBudget(pod: KubeObject): boolean {
   return ['Succeeded', 'Failed', 'Pending'].includes(String(statusOf(pod).phase)) || Boolean(pod.metadata.deletionTimestamp);
 }
+
+/** shouldEnforceResourceVersion: the deletion is guarded by the version read unless the pod is terminal or going. */
+const shouldEnforceResourceVersion = (pod: KubeObject): boolean =>
+  !['Succeeded', 'Failed'].includes(String(statusOf(pod).phase)) && !pod.metadata.deletionTimestamp;
 
 function isReady(pod: KubeObject): boolean {
   const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isJsonObject) : [];
   return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-/** The budgets of the pod's namespace whose selector matches it (an empty selector matches nothing here). */
+/** The budgets of the pod's namespace that cover it. */
 function budgetsOf(ctx: ServerContext, pod: KubeObject): KubeObject[] {
   return ctx.store
     .list('poddisruptionbudgets.policy', `${pod.metadata.namespace}/`)
     .map((e) => e.object)
-    .filter((pdb) => {
-      const selector = tryLabelSelectorFromObject(isJsonObject(pdb.spec) ? pdb.spec.selector : undefined);
-      return selector !== undefined && !selector.matchesNothing && !isEverything(selector) && matchesLabels(selector, pod.metadata.labels);
-    });
-}
-
-/** SetStatusCondition of DisruptionAllowed, as the registry sets it when the last allowed disruption is taken. */
-function disruptionAllowedCondition(status: JsonObject, now: number): JsonObject[] {
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isJsonObject) : [];
-  const wanted = { type: 'DisruptionAllowed', status: 'False', observedGeneration: count(status.observedGeneration), reason: 'InsufficientPods', message: '' };
-  const existing = conditions.find((c) => c.type === wanted.type);
-  const lastTransitionTime = existing && existing.status === wanted.status ? existing.lastTransitionTime : formatTimestamp(now);
-  const condition = { ...wanted, lastTransitionTime };
-  return existing ? conditions.map((c) => (c === existing ? { ...existing, ...condition } : c)) : [...conditions, condition];
+    .filter((pdb) => budgetSelects(pdb, pod.metadata.labels));
 }
 
 /** checkAndDecrement: takes one allowed disruption from the budget's status, or refuses. */
-async function takeDisruption(ctx: ServerContext, pdb: KubeObject, podName: string, dryRun: boolean): Promise<void> {
+async function checkAndDecrement(ctx: ServerContext, pdb: KubeObject, podName: string, dryRun: boolean): Promise<void> {
   const name = pdb.metadata.name ?? '';
-  const status = statusOf(pdb);
-  if (count(status.observedGeneration) < (pdb.metadata.generation ?? 0)) throw stillProcessing(name);
-  const allowed = count(status.disruptionsAllowed);
+  const status = readBudgetStatus(pdb);
+  if (status.observedGeneration < (pdb.metadata.generation ?? 0)) throw stillProcessing(name);
   // NewForbidden of policy.Resource("poddisruptionbudget"): the singular resource, as the registry names it.
   const forbidden = (why: string): StatusError =>
     new StatusError(failure(403, 'Forbidden', `poddisruptionbudget.policy "${name}" is forbidden: ${why}`, { name, group: 'policy', kind: 'poddisruptionbudget' }));
-  if (allowed < 0) throw forbidden('pdb disruptions allowed is negative');
-  if (Object.keys(isJsonObject(status.disruptedPods) ? status.disruptedPods : {}).length > maxDisruptedPods) {
+  if (status.disruptionsAllowed < 0) throw forbidden('pdb disruptions allowed is negative');
+  if (Object.keys(status.disruptedPods).length > maxDisruptedPods) {
     throw forbidden('DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   }
-  if (allowed === 0) {
-    throw tooManyRequests(`The disruption budget ${name} needs ${count(status.desiredHealthy)} healthy pods and has ${count(status.currentHealthy)} currently`, 0);
+  if (status.disruptionsAllowed === 0) {
+    throw tooManyRequests(`The disruption budget ${name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`, 0);
   }
   if (dryRun) return;
   const now = ctx.clock();
-  const updated: JsonObject = { ...status, disruptionsAllowed: allowed - 1 };
-  if (allowed - 1 === 0) updated.conditions = disruptionAllowedCondition(status, now);
-  updated.disruptedPods = { ...(isJsonObject(status.disruptedPods) ? status.disruptedPods : {}), [podName]: formatTimestamp(now) };
+  const updated: BudgetStatus = { ...status, disruptionsAllowed: status.disruptionsAllowed - 1, disruptedPods: { ...status.disruptedPods, [podName]: formatTimestamp(now) } };
+  if (updated.disruptionsAllowed === 0) updated.conditions = updateDisruptionAllowedCondition(updated, now);
   const client = new LocalClient(ctx, { user: loopback, userAgent: 'kube-apiserver/v1.32.0 (linux/amd64) kubernetes/0000000' });
-  await client.update(pdbResource, { ...pdb, status: updated }, { namespace: pdb.metadata.namespace, subresource: 'status' });
+  await client.update(pdbResource, { ...pdb, status: renderBudgetStatus(updated) }, { namespace: pdb.metadata.namespace, subresource: 'status' });
+}
+
+/** RetryOnConflict around checkAndDecrement: a conflicting status write reads the budget again. */
+async function takeDisruption(ctx: ServerContext, budget: KubeObject, podName: string, dryRun: boolean): Promise<void> {
+  let pdb = budget;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await checkAndDecrement(ctx, pdb, podName, dryRun);
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= retryAttempts) throw err;
+    }
+    await retryPause();
+    const fresh = ctx.store.get('poddisruptionbudgets.policy', keyOf(budget))?.object;
+    if (!fresh) throw new StatusError(notFoundStatus({ resource: 'poddisruptionbudgets', group: 'policy', name: budget.metadata.name ?? '' }));
+    pdb = fresh;
+  }
 }
 
 /** The registry's deletion: a DisruptionTarget condition (not on a dry run), then the delete itself. */
@@ -146,6 +156,22 @@ async function evict(ctx: ServerContext, req: ApiRequest, name: string, options:
   await deleteOne(ctx, podsReq, name, options, false);
 }
 
+/** propagateDryRun: the Eviction's delete options take the request's dryRun; both given must agree. */
+function deleteOptionsOf(eviction: KubeObject, requestDryRun: boolean): DeleteOptions {
+  const requested = isJsonObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
+  const given = Array.isArray(requested.dryRun) ? requested.dryRun.map(String) : [];
+  if (given.length && requestDryRun && !(given.length === 1 && given[0] === 'All')) {
+    // A plain error in the registry: the handler answers 500 with reason Unknown.
+    throw new StatusError(failure(500, 'Unknown', `Non-matching dry-run options in request and content: [All] and [${given.join(' ')}]`, undefined));
+  }
+  return parseDeleteOptions(new URLSearchParams(), given.length || !requestDryRun ? requested : { ...requested, dryRun: ['All'] });
+}
+
+const withResourceVersion = (options: DeleteOptions, pod: KubeObject): DeleteOptions => ({
+  ...options,
+  preconditions: { ...options.preconditions, resourceVersion: pod.metadata.resourceVersion },
+});
+
 export async function createEviction(ctx: ServerContext, req: ApiRequest): Promise<StatusResult> {
   const createOptions = parseWriteOptions(req.query, 'CreateOptions');
   const eviction = decodeEviction(req.body);
@@ -154,9 +180,7 @@ export async function createEviction(ctx: ServerContext, req: ApiRequest): Promi
   if (given && given !== req.namespace) throw new StatusError(badRequestStatus('the namespace of the provided object does not match the namespace sent on the request'));
   eviction.metadata.namespace = req.namespace;
   if ((eviction.metadata.name ?? '') !== name) throw new StatusError(badRequestStatus('name in URL does not match name in Eviction object'));
-  const requested = isJsonObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
-  const dryRunGiven = Array.isArray(requested.dryRun) && requested.dryRun.length > 0;
-  const options = parseDeleteOptions(new URLSearchParams(), dryRunGiven || !createOptions.dryRun ? requested : { ...requested, dryRun: ['All'] });
+  const options = deleteOptionsOf(eviction, createOptions.dryRun);
 
   const attributes = {
     operation: 'CREATE' as const,
@@ -175,34 +199,42 @@ export async function createEviction(ctx: ServerContext, req: ApiRequest): Promi
   warnings.push(...(await ctx.admission.validate(attributes)));
 
   const success = (): StatusResult => ({ type: 'status', code: 201, status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, warnings });
-  const pod = ctx.store.get('pods', requestKey(req, name))?.object;
-  if (!pod) throw new StatusError(notFoundStatus({ resource: 'pods', group: '', name }));
-  if (canIgnoreBudget(pod)) {
-    // A terminal pod has nothing a stale read could race with; any other needs the version just read.
-    const terminal = ['Succeeded', 'Failed'].includes(String(statusOf(pod).phase));
-    const guarded = terminal || options.preconditions.resourceVersion ? options : { ...options, preconditions: { ...options.preconditions, resourceVersion: pod.metadata.resourceVersion } };
-    await evict(ctx, req, name, guarded);
-    return success();
+  const rvGiven = Boolean(options.preconditions.resourceVersion);
+  // A pod whose eviction cannot disrupt anything is deleted at once; a conflict reads it again.
+  let pod: KubeObject;
+  for (let attempt = 1; ; attempt++) {
+    const current = ctx.store.get('pods', requestKey(req, name))?.object;
+    if (!current) throw new StatusError(notFoundStatus({ resource: 'pods', group: '', name }));
+    pod = current;
+    if (!canIgnoreBudget(pod)) break;
+    try {
+      await evict(ctx, req, name, shouldEnforceResourceVersion(pod) && !rvGiven ? withResourceVersion(options, pod) : options);
+      return success();
+    } catch (err) {
+      if (rvGiven || !isConflict(err) || attempt >= retryAttempts) throw err;
+    }
+    await retryPause();
   }
   const budgets = budgetsOf(ctx, pod);
   if (budgets.length > 1) {
     const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 };
     return { type: 'status', code: 500, status, warnings };
   }
+  // An unready pod of a budget that is not disrupted (or allows it always) goes without taking a disruption,
+  // guarded by the version read: should it become ready meanwhile, the client is asked to retry.
   let guard = false;
   const budget = budgets[0];
   if (budget) {
     const spec = isJsonObject(budget.spec) ? budget.spec : {};
-    const status = statusOf(budget);
-    const unhealthyMayGo = spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' || (count(status.currentHealthy) >= count(status.desiredHealthy) && count(status.desiredHealthy) > 0);
+    const status = readBudgetStatus(budget);
+    const unhealthyMayGo = spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' || (status.currentHealthy >= status.desiredHealthy && status.desiredHealthy > 0);
     if (!isReady(pod) && unhealthyMayGo) guard = true;
     else await takeDisruption(ctx, budget, name, options.dryRun);
   }
-  const guarded = guard && !options.preconditions.resourceVersion ? { ...options, preconditions: { ...options.preconditions, resourceVersion: pod.metadata.resourceVersion } } : options;
   try {
-    await evict(ctx, req, name, guarded);
+    await evict(ctx, req, name, guard ? withResourceVersion(options, pod) : options);
   } catch (err) {
-    if (guard && !options.preconditions.resourceVersion && err instanceof StatusError && err.status.code === 409) throw stillProcessing(budget?.metadata.name ?? '');
+    if (guard && !rvGiven && isConflict(err)) throw stillProcessing(budget?.metadata.name ?? '');
     throw err;
   }
   return success();

@@ -3,6 +3,7 @@
 
 import { failure, StatusError } from '../errors.ts';
 import { apiVersionOf } from '../registry/types.ts';
+import { createAccessReview } from './access-review.ts';
 import { createBinding } from './binding.ts';
 import type { ServerContext } from './context.ts';
 import { createObject, updateObject } from './create-update.ts';
@@ -69,6 +70,8 @@ async function route(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
       if (sub === 'binding') return createBinding(ctx, req);
       if (sub === 'eviction') return createEviction(ctx, req);
       if (sub || req.name) throw methodNotAllowed();
+      // authorization.k8s.io holds questions, not objects: each create is answered at once, nothing is stored.
+      if (req.def.group === 'authorization.k8s.io') return createAccessReview(ctx, req);
       return createObject(ctx, req);
     case 'update':
       if (sub === 'scale') return writeScale(ctx, req, 'update');

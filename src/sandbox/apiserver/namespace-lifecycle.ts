@@ -1,5 +1,6 @@
 // The NamespaceLifecycle admission plugin: nothing is created in a namespace that does not exist
-// (404) or is terminating (403), and the system namespaces cannot be deleted.
+// (404) or is terminating (403), and the system namespaces cannot be deleted. Local access reviews
+// are exempt.
 
 import { failure, notFoundStatus, StatusError } from '../errors.ts';
 import type { Store } from '../storage/store.ts';
@@ -18,6 +19,8 @@ export function namespaceLifecycle(store: Pick<Store, 'get'>): AdmissionPlugin {
         );
       }
       if (a.operation !== 'CREATE' || !a.namespace || a.subresource) return;
+      // Access reviews are answered in any namespace: a 404 would tell which namespaces exist.
+      if (a.resource.group === 'authorization.k8s.io' && a.resource.resource === 'localsubjectaccessreviews') return;
       const ns = store.get('namespaces', a.namespace)?.object;
       if (!ns) throw new StatusError(notFoundStatus({ resource: 'namespaces', group: '', name: a.namespace }));
       if (ns.metadata.deletionTimestamp) {

@@ -105,6 +105,7 @@ export async function admitAndCreate(
   if (generatedName) object.metadata.name = generatedName;
   // A Job's generated selector needs its uid while defaulting.
   object.metadata.uid = randomUUID();
+  def.strategy.omitEmpty?.(object);
   def.strategy.applyDefaults(object, wctx);
   if (recordFields) manageFieldsOnUpdate(def, object, undefined, fieldManagerRequest(req, options, now));
   // Mutating admission runs before BeforeCreate: system fields are wiped, the uid is not assigned
@@ -117,6 +118,7 @@ export async function admitAndCreate(
     ...writeOptionsForAdmission(req, options),
   });
   await recordWarnings(warnings, ctx.admission.admit(attributes));
+  def.strategy.omitEmpty?.(object);
   object.metadata.uid = uid;
   if (!object.metadata.name && object.metadata.generateName) {
     object.metadata.name = object.metadata.generateName === prefix && generatedName ? generatedName : generateNameFrom(object.metadata.generateName);
@@ -211,6 +213,7 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   }
   const now = ctx.clock();
   const wctx: WriteContext = { now, dryRun: options.dryRun, operation: 'update', old: current };
+  def.strategy.omitEmpty?.(object);
   // `/finalize` changes exactly what the namespace defaults restore on update.
   if (req.subresource !== 'finalize') def.strategy.applyDefaults(object, wctx);
   if (plan.recordFields) manageFieldsOnUpdate(def, object, current, fieldManagerRequest(req, options, now));
@@ -223,6 +226,7 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   const admitted = view ? { ...attributes, kind: view.kind, subresource: view.subresource, object: view.view(object), oldObject: view.view(current) } : attributes;
   await recordWarnings(warnings, ctx.admission.admit(admitted));
   if (view && admitted.object) object = view.fold(admitted.object, object);
+  def.strategy.omitEmpty?.(object);
 
   beforeUpdate(def, req.subresource, object, current, wctx);
   const errors = validateUpdateOf(def, req.subresource, object, current);

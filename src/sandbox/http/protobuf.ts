@@ -1,7 +1,8 @@
 // Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`), which
 // kubectl's object generators send (`kubectl create deployment|job|configmap|secret|namespace|
 // serviceaccount|service|role|clusterrole|rolebinding|clusterrolebinding|pdb`, `kubectl expose`,
-// `kubectl autoscale`) and do not retry as JSON. Responses stay JSON, which
+// `kubectl autoscale`), the access reviews of `kubectl auth can-i` and the DeleteOptions of typed
+// clients (`kubectl drain --disable-eviction`), and do not retry as JSON. Responses stay JSON, which
 // those clients accept.
 //
 // The envelope is the 4-byte magic `k8s\0` and a runtime.Unknown {typeMeta, raw}; `raw` is the
@@ -242,6 +243,45 @@ const messages: Readonly<Record<string, MessageSchema>> = {
   },
   HorizontalPodAutoscalerStatusV1: {},
   CrossVersionObjectReference: { 1: f('kind', 'string'), 2: f('name', 'string'), 3: f('apiVersion', 'string') },
+  SubjectAccessReview: kindMessage('SubjectAccessReviewSpec', 'SubjectAccessReviewStatus'),
+  LocalSubjectAccessReview: kindMessage('SubjectAccessReviewSpec', 'SubjectAccessReviewStatus'),
+  SelfSubjectAccessReview: kindMessage('SelfSubjectAccessReviewSpec', 'SubjectAccessReviewStatus'),
+  SubjectAccessReviewSpec: {
+    1: f('resourceAttributes', msg('ResourceAttributes')),
+    2: f('nonResourceAttributes', msg('NonResourceAttributes')),
+    3: f('user', 'string'),
+    4: strings('groups'),
+    6: f('uid', 'string'),
+  },
+  SelfSubjectAccessReviewSpec: { 1: f('resourceAttributes', msg('ResourceAttributes')), 2: f('nonResourceAttributes', msg('NonResourceAttributes')) },
+  ResourceAttributes: {
+    1: f('namespace', 'string'),
+    2: f('verb', 'string'),
+    3: f('group', 'string'),
+    4: f('version', 'string'),
+    5: f('resource', 'string'),
+    6: f('subresource', 'string'),
+    7: f('name', 'string'),
+    8: f('fieldSelector', msg('FieldSelectorAttributes')),
+    9: f('labelSelector', msg('LabelSelectorAttributes')),
+  },
+  FieldSelectorAttributes: { 1: f('rawSelector', 'string'), 2: f('requirements', msg('FieldSelectorRequirement'), { repeated: true }) },
+  FieldSelectorRequirement: { 1: f('key', 'string'), 2: f('operator', 'string'), 3: strings('values') },
+  LabelSelectorAttributes: { 1: f('rawSelector', 'string'), 2: f('requirements', msg('LabelSelectorRequirement'), { repeated: true }) },
+  NonResourceAttributes: { 1: f('path', 'string'), 2: f('verb', 'string') },
+  SubjectAccessReviewStatus: { 1: f('allowed', 'bool', { keep: true }), 2: f('reason', 'string'), 3: f('evaluationError', 'string'), 4: f('denied', 'bool') },
+  SelfSubjectRulesReview: kindMessage('SelfSubjectRulesReviewSpec', 'SubjectRulesReviewStatus'),
+  SelfSubjectRulesReviewSpec: { 1: f('namespace', 'string') },
+  SubjectRulesReviewStatus: { 3: f('incomplete', 'bool'), 4: f('evaluationError', 'string') },
+  DeleteOptions: {
+    1: ptr('gracePeriodSeconds', 'int64'),
+    2: f('preconditions', msg('Preconditions')),
+    3: ptr('orphanDependents', 'bool'),
+    4: ptr('propagationPolicy', 'string'),
+    5: strings('dryRun'),
+    6: ptr('ignoreStoreReadErrorWithClusterBreakingPotential', 'bool'),
+  },
+  Preconditions: { 1: ptr('uid', 'string'), 2: ptr('resourceVersion', 'string') },
 };
 
 /** The message of each kind whose protobuf bodies can be decoded, by apiVersion and kind. */
@@ -259,6 +299,10 @@ const kindMessages: Readonly<Record<string, string>> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'RoleBinding',
   'policy/v1/PodDisruptionBudget': 'PodDisruptionBudget',
   'autoscaling/v1/HorizontalPodAutoscaler': 'HorizontalPodAutoscalerV1',
+  'authorization.k8s.io/v1/SubjectAccessReview': 'SubjectAccessReview',
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': 'LocalSubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': 'SelfSubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': 'SelfSubjectRulesReview',
 };
 
 class Reader {
@@ -415,7 +459,8 @@ export function decodeProtobufObject(body: Uint8Array, expectedKind: string): Ku
   try {
     const unknown = decodeMessage('Unknown', body.subarray(4), '') as { typeMeta?: { apiVersion?: string; kind?: string }; raw?: string };
     const kind = unknown.typeMeta?.kind ?? expectedKind;
-    const message = kindMessages[`${unknown.typeMeta?.apiVersion ?? ''}/${kind}`];
+    // DeleteOptions are registered in every group version: a typed client sends its own.
+    const message = kind === 'DeleteOptions' ? kind : kindMessages[`${unknown.typeMeta?.apiVersion ?? ''}/${kind}`];
     if (!message) throw new Error(`kind ${kind} is not supported`);
     const object = decodeMessage(message, Buffer.from(unknown.raw ?? '', 'base64'), '') as KubeObject;
     return { apiVersion: unknown.typeMeta?.apiVersion, kind, ...object, metadata: object.metadata ?? {} };

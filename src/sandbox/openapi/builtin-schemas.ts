@@ -233,6 +233,71 @@ const rbacSchemas: Record<string, Schema> = Object.fromEntries([
   rbac('ClusterRoleBinding', 'Grants a cluster role to subjects cluster-wide.', { subjects: list(rbacSubject), roleRef: rbacRoleRef }),
 ]);
 
+const authz = 'io.k8s.api.authorization.v1.';
+const selectorAttributes = (description: string): Schema =>
+  closed(
+    {
+      rawSelector: str('A selector in its query-parameter form.'),
+      requirements: list(closed({ key: str(), operator: str(), values: list(str()) }, undefined, ['key', 'operator']), 'The parsed form of the selector.'),
+    },
+    description,
+  );
+const accessReviewSpec = {
+  resourceAttributes: refTo(`${authz}ResourceAttributes`, 'The resource request to check.'),
+  nonResourceAttributes: refTo(`${authz}NonResourceAttributes`, 'The non-resource request to check.'),
+};
+const subjectFields = {
+  ...accessReviewSpec,
+  user: str('The user to check.'),
+  groups: list(str(), 'The groups to check.'),
+  extra: mapOf(list(str()), 'The extra attributes of the user to check.'),
+  uid: str('The UID of the user to check.'),
+};
+const accessReview = (kindName: string, description: string, spec: Record<string, Schema>): [string, Schema] => [
+  `${authz}${kindName}`,
+  kind(description, { spec: closed(spec), status: refTo(`${authz}SubjectAccessReviewStatus`) }, { group: 'authorization.k8s.io', version: 'v1', kind: kindName }),
+];
+const authorizationSchemas: Record<string, Schema> = Object.fromEntries([
+  [
+    `${authz}ResourceAttributes`,
+    closed(
+      {
+        namespace: str(),
+        verb: str(),
+        group: str(),
+        version: str(),
+        resource: str(),
+        subresource: str(),
+        name: str(),
+        fieldSelector: selectorAttributes('Limits the access to objects with these fields.'),
+        labelSelector: selectorAttributes('Limits the access to objects with these labels.'),
+      },
+      'A resource request, as the authorizer sees it.',
+    ),
+  ],
+  [`${authz}NonResourceAttributes`, closed({ path: str(), verb: str() }, 'A request for a path that is not a resource.')],
+  [`${authz}SubjectAccessReviewStatus`, closed({ allowed: bool(), denied: bool(), reason: str(), evaluationError: str() }, 'The decision.')],
+  accessReview('SubjectAccessReview', 'Checks whether a user or group can perform an action.', subjectFields),
+  accessReview('LocalSubjectAccessReview', 'Checks whether a user or group can perform an action in a namespace.', subjectFields),
+  accessReview('SelfSubjectAccessReview', 'Checks whether the requesting user can perform an action.', accessReviewSpec),
+  [
+    `${authz}SelfSubjectRulesReview`,
+    kind(
+      'Lists the actions the requesting user can perform in a namespace.',
+      {
+        spec: closed({ namespace: str('The namespace to evaluate rules for.') }),
+        status: closed({
+          resourceRules: list(closed({ verbs: list(str()), apiGroups: list(str()), resources: list(str()), resourceNames: list(str()) })),
+          nonResourceRules: list(closed({ verbs: list(str()), nonResourceURLs: list(str()) })),
+          incomplete: bool(),
+          evaluationError: str(),
+        }),
+      },
+      { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview' },
+    ),
+  ],
+]);
+
 const schemas: Record<string, Schema> = {
   ...shared,
   [`${core}Pod`]: kind(
@@ -482,11 +547,20 @@ const schemas: Record<string, Schema> = {
         selector: refTo(`${meta}LabelSelector`, 'The pods the budget covers.'),
         unhealthyPodEvictionPolicy: str('When unhealthy pods may be evicted: IfHealthyBudget or AlwaysAllow.'),
       }),
-      status: open(),
+      status: closed({
+        observedGeneration: int64('The generation the status was computed for.'),
+        disruptedPods: mapOf(time(), 'Pods whose eviction was granted, until the controller sees them go.'),
+        disruptionsAllowed: int('How many pods may be disrupted now.'),
+        currentHealthy: int('Healthy pods now.'),
+        desiredHealthy: int('Healthy pods needed.'),
+        expectedPods: int('Pods the budget counts.'),
+        conditions: list(open('A condition of the budget (DisruptionAllowed).'), 'The budget’s conditions.'),
+      }),
     },
     { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget' },
   ),
   ...rbacSchemas,
+  ...authorizationSchemas,
   'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler': kind(
     'Scales a workload to the metrics it tracks.',
     {

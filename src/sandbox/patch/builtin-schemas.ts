@@ -155,6 +155,10 @@ const schemas: ReadonlyMap<string, PatchSchema> = new Map([
   ],
   ['autoscaling/v2/HorizontalPodAutoscaler', withMeta({ spec: spec({ scaleTargetRef: present(plainStruct) }), status: status({ conditions: conditionsByType }) })],
   ['autoscaling/v1/HorizontalPodAutoscaler', withMeta({ spec: spec({ scaleTargetRef: present(plainStruct) }), status: status() })],
+  ['authorization.k8s.io/v1/SubjectAccessReview', withMeta({ spec: spec(), status: status() })],
+  ['authorization.k8s.io/v1/LocalSubjectAccessReview', withMeta({ spec: spec(), status: status() })],
+  ['authorization.k8s.io/v1/SelfSubjectAccessReview', withMeta({ spec: spec(), status: status() })],
+  ['authorization.k8s.io/v1/SelfSubjectRulesReview', withMeta({ spec: spec(), status: status() })],
 ]);
 
 

@@ -1,11 +1,12 @@
 // Defaulting, validation and unknown-field handling of a built-in kind: the defaults and
 // validation modules keyed by group/version/kind, and the kind's OpenAPI schema for the fields
-// its Go type would not decode.
+// its Go type would not decode and the empty values it would not encode.
 
 import { applyDefaults } from '../defaults/index.ts';
 import type { ApiServerFeatureGates } from '../feature-gates.ts';
 import { randomSuffix } from '../meta/names.ts';
 import { builtinSchemaName, builtinSchemas } from '../openapi/builtin-schemas.ts';
+import { dropEmptyValues } from '../openapi/empty-values.ts';
 import { findTypeMismatch } from '../openapi/type-mismatch.ts';
 import { dropUnknownFields } from '../openapi/unknown-fields.ts';
 import { validateCreate, validateStatusUpdate, validateUpdate } from '../validation/index.ts';
@@ -32,6 +33,7 @@ export function builtinRules(gvk: GroupVersionKind, allocators: ServiceAllocator
       ? {
           dropUnknownFields: (object) => dropUnknownFields(builtinSchemas, schemaName, object),
           typeMismatch: (object) => findTypeMismatch(builtinSchemas, schemaName, object),
+          omitEmpty: (object) => dropEmptyValues(builtinSchemas, schemaName, object),
         }
       : {}),
   };

@@ -252,6 +252,20 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
       ...(version === 'v1' ? { toExternal: hpaToV1, toStorage: hpaToV2 } : {}),
     });
 
+  // The access reviews: create only, never stored (apiserver/access-review.ts answers them).
+  const review = (resource: string, kind: string, namespaced = false): ResourceDefinition =>
+    defineResource({
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      resource,
+      kind,
+      namespaced,
+      verbs: ['create'],
+      notStored: true,
+      table: defaultPrinter,
+      strategy: makeStrategy({ rules: rules('authorization.k8s.io', kind) }),
+    });
+
   const rbac = (resource: string, kind: string, namespaced: boolean, table: TablePrinter): ResourceDefinition =>
     other({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, kind, namespaced, table });
 
@@ -320,6 +334,10 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
       scale: workloadScale,
     }),
     eventsV1,
+    review('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+    review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+    review('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+    review('subjectaccessreviews', 'SubjectAccessReview'),
     hpa('v2'),
     hpa('v1'),
     jobs,

@@ -32,6 +32,8 @@ export interface ResourceSpec {
   subresources?: readonly HandledSubresource[];
   deleteReturnsObject?: boolean;
   custom?: boolean;
+  /** Served but never stored (access reviews): discovery gives no storageVersionHash. */
+  notStored?: boolean;
   /** Another resource's storage this one is a view of (events.k8s.io Events → core Events). */
   storage?: { group: string; version: string; resource: string; kind: string };
   toExternal?(stored: KubeObject): KubeObject;
@@ -55,7 +57,7 @@ export function defineResource(spec: ResourceSpec): ResourceDefinition {
     storageKey: storageKeyOf(storage.group, storage.resource),
     storageApiVersion: apiVersionOf(storage.group, storage.version),
     // Every view of one storage hashes its storage version, so clients see they share one store.
-    storageVersionHash: storageVersionHash(storage.group, storage.version, storage.kind),
+    storageVersionHash: spec.notStored ? undefined : storageVersionHash(storage.group, storage.version, storage.kind),
     strategy: spec.strategy,
     table: spec.table,
     deleteReturnsObject: spec.deleteReturnsObject ?? false,

@@ -15,6 +15,7 @@ export interface KindRules {
   validateStatusUpdate(object: KubeObject, old: KubeObject): FieldError[];
   dropUnknownFields?(object: KubeObject): string[];
   typeMismatch?(object: KubeObject): TypeMismatch | undefined;
+  omitEmpty?(object: KubeObject): void;
   warnings?(object: KubeObject): string[];
 }
 
@@ -144,6 +145,7 @@ export function makeStrategy(config: StrategyConfig): ResourceStrategy {
     validateStatusUpdate: (object, old) => rules.validateStatusUpdate(object, old),
     ...(rules.dropUnknownFields ? { dropUnknownFields: (object: KubeObject) => rules.dropUnknownFields?.(object) ?? [] } : {}),
     ...(rules.typeMismatch ? { typeMismatch: (object: KubeObject) => rules.typeMismatch?.(object) } : {}),
+    ...(rules.omitEmpty ? { omitEmpty: (object: KubeObject) => rules.omitEmpty?.(object) } : {}),
     ...(rules.warnings ? { warnings: (object: KubeObject) => rules.warnings?.(object) ?? [] } : {}),
     ...config.extras,
   };

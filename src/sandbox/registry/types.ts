@@ -94,6 +94,8 @@ export interface ResourceStrategy {
   dropUnknownFields?(object: KubeObject): string[];
   /** The first value Go's decoder could not put into the kind's type (a number where a label's string goes). */
   typeMismatch?(object: KubeObject): TypeMismatch | undefined;
+  /** Removes what encoding the kind's Go type leaves out (empty `omitempty` maps), as a write decodes it. */
+  omitEmpty?(object: KubeObject): void;
   /**
    * Graceful deletion (pods): the grace period a DELETE grants, given the requested one; undefined
    * for kinds that are deleted at once.
