@@ -55,7 +55,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       {
         client,
         namespace: OPERATOR_NAMESPACE,
-        featureGates: { GraceDeleteWebhook: false },
+        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
         leaderElect: false,
         lifecycleWorkers: 16,
         webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },

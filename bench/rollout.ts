@@ -135,7 +135,7 @@ export async function runRolloutBench(): Promise<void> {
       {
         client,
         namespace: OPERATOR_NAMESPACE,
-        featureGates: { GraceDeleteWebhook: false },
+        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
         leaderElect: false,
         webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
         metricsAddress: '0',

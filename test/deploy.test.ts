@@ -75,15 +75,22 @@ test('the pod webhooks only see controlled pods, fail closed and answer within 5
   assert.equal(mutating.timeoutSeconds, 5);
   assert.deepEqual(mutating.rules, [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'], scope: 'Namespaced' }]);
   // Dry-run requests (kubectl --dry-run=server) are sent to the webhooks rather than refused. Only the pod
-  // validation writes (GraceDelete labels the pod), and not on dry-run; the others never write.
+  // validation (GraceDelete labels the pod) and the eviction webhook (it marks the pod) write, and not on
+  // dry-run; the others never write.
   const sideEffects = [...byKind('MutatingWebhookConfiguration').webhooks ?? [], ...byKind('ValidatingWebhookConfiguration').webhooks ?? []].map((w) => `${w.name}=${w.sideEffects}`);
   assert.deepEqual(sideEffects.sort(), [
     'mutating-generic.apps.kusionstack.io=None',
     'mutating-pod.apps.kusionstack.io=None',
     'mutating-rollout-workload.apps.kusionstack.io=None',
     'validating-generic.apps.kusionstack.io=None',
+    'validating-pod-eviction.apps.kusionstack.io=NoneOnDryRun',
     'validating-pod.apps.kusionstack.io=NoneOnDryRun',
   ]);
+
+  // Evictions carry no pod labels, so all of them come; podops down must never block a drain.
+  const eviction = byKind('ValidatingWebhookConfiguration').webhooks?.find((w) => w.name === 'validating-pod-eviction.apps.kusionstack.io');
+  assert.equal(eviction?.failurePolicy, 'Ignore');
+  assert.deepEqual(eviction?.rules.map((r) => [r.resources, r.operations]), [[['pods/eviction'], ['CREATE']]]);
 });
 
 // ---- RBAC: what the code calls, read from the code --------------------------------------------------------

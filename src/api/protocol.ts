@@ -179,8 +179,17 @@ export const OPERATION_TYPE_UPDATE = 'update';
 export const OPERATION_TYPE_SCALE_IN = 'scale-in';
 export const OPERATION_TYPE_DELETE = 'delete';
 export const POD_DELETE_LIFECYCLE_ID = 'pod-delete';
+/** podops' addition: evictions (kubectl drain, the cluster autoscaler) of controlled pods run this lifecycle first. */
+export const OPERATION_TYPE_EVICT = 'evict';
+export const POD_EVICTION_LIFECYCLE_ID = 'pod-eviction';
+/** On a pod an eviction was asked for: Unix nanoseconds of the first request (the order pods are taken in). */
+export const TO_EVICT_LABEL = `${LIFECYCLE_DOMAIN}/to-evict`;
+/** Unix nanoseconds of the latest eviction request: an eviction nobody retries any more is abandoned. */
+export const EVICTION_REQUESTED_ANNOTATION = `${LIFECYCLE_DOMAIN}/eviction-requested`;
 
 // Webhook names and messages users grep for.
 export const LIFECYCLE_WEBHOOK_NAME = 'PodOpsLifecycleWebhook';
 export const GRACE_DELETE_WEBHOOK_NAME = 'GraceDeleteWebhook';
+/** The first words of a refused eviction, as the API server's own for a disruption budget (drain tools retry on 429). */
+export const EVICTION_DEFERRED_MESSAGE = 'Cannot evict pod yet: podops takes it out of service first';
 export const GRACE_DELETE_MESSAGE = 'pod deletion process is underway and being managed by PodOpsLifecycle';

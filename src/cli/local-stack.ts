@@ -99,7 +99,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
       {
         client,
         namespace: OPERATOR_NAMESPACE,
-        featureGates: { GraceDeleteWebhook: true },
+        featureGates: { GraceDeleteWebhook: true, GracefulEviction: true },
         leaderElect: false,
         webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
         metricsAddress: '127.0.0.1:0',

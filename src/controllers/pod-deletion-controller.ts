@@ -5,7 +5,7 @@
 // it): no pod leaves unless its deletion is still wanted.
 
 import type { OwnerReference, Pod } from '../api/kube.ts';
-import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, PREPARING_TO_DELETE_LABEL, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
@@ -18,7 +18,8 @@ import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { leavesForScaleDown } from '../lifecycle/scale-down.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { writePod } from '../sdk/write-pod.ts';
-import { allowOps, begin, hasLifecycle, isDuringOps, podDeleteAdapter, undo } from '../sdk/operation.ts';
+import { KeySerializer } from './key-serializer.ts';
+import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
@@ -37,8 +38,8 @@ export interface PodDeletionOptions {
 
 export class PodDeletionReconciler implements Reconciler {
   readonly #options: PodDeletionOptions;
-  /** Per ReplicaSet uid: the end of the last scale-down decision. */
-  readonly #chains = new Map<string, Promise<void>>();
+  /** Scale-down decisions, one ReplicaSet (uid) at a time. */
+  readonly #scaleDowns = new KeySerializer();
 
   constructor(options: PodDeletionOptions) {
     this.#options = options;
@@ -51,7 +52,7 @@ export class PodDeletionReconciler implements Reconciler {
     if (!owner) return this.#step(pod);
     // One ReplicaSet's scale-down pods are decided one at a time: two workers must never both begin a lifecycle
     // the count has room for once. A scale-down can also be undone without any write to the pod: look again.
-    const result = await this.#serialized(owner.uid, async () => {
+    const result = await this.#scaleDowns.run(owner.uid, async () => {
       const surplus = await this.#surplusForScaleDown(pod, owner);
       if (!surplus) return this.#step(pod);
       await writePod(this.#options.client, pod, keptBack(pod));
@@ -76,18 +77,6 @@ export class PodDeletionReconciler implements Reconciler {
     return;
   }
 
-  /** Runs `work` after every earlier work of the same key. */
-  #serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const next = (this.#chains.get(key) ?? Promise.resolve()).then(work);
-    const settled = next.then(
-      () => {},
-      () => {},
-    );
-    this.#chains.set(key, settled);
-    void settled.then(() => this.#chains.get(key) === settled && this.#chains.delete(key));
-    return next;
-  }
-
   /** Why a pod marked for its ReplicaSet's scale-down is no longer needed to leave, if it is not. */
   async #surplusForScaleDown(pod: Pod, owner: OwnerReference): Promise<string | undefined> {
     const scaleDown = await readScaleDown(this.#options.client, pod.metadata.namespace ?? '', owner);
@@ -96,13 +85,8 @@ export class PodDeletionReconciler implements Reconciler {
   }
 }
 
-/** The pod with its deletion mark and pod-delete lifecycle undone: it returns to service. */
-function keptBack(pod: Pod): Pod {
-  const undone = hasLifecycle(podDeleteAdapter.id, pod) ? undo(podDeleteAdapter, pod).pod : structuredClone(pod);
-  const { [TO_DELETE_LABEL]: _mark, [PREPARING_TO_DELETE_LABEL]: _preparing, ...labels } = undone.metadata.labels ?? {};
-  const { [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: _by, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: _at, ...annotations } = undone.metadata.annotations ?? {};
-  return { ...undone, metadata: { ...undone.metadata, labels, annotations } };
-}
+/** The pod with its deletion mark and pod-delete lifecycle withdrawn: it returns to service. */
+const keptBack = (pod: Pod): Pod => withdraw(podDeleteAdapter, pod, { label: TO_DELETE_LABEL, annotations: [GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION] }).pod;
 
 /** The controlled pods marked for deletion. */
 export const podDeletionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, wantsDeletion)];

@@ -329,9 +329,10 @@ export class KubeClient {
   }
 
   /** POST pods/NAME/eviction: a delete that PodDisruptionBudgets (and eviction webhooks) may refuse with 429. */
-  evict(namespace: string, name: string, options: { signal?: AbortSignal } = {}): Promise<Status> {
+  evict(namespace: string, name: string, options: { dryRun?: boolean; signal?: AbortSignal } = {}): Promise<Status> {
     const body = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
-    return this.request<Status>({ method: 'POST', path: resourcePath(PODS_TYPE, namespace, name, 'eviction'), body, ...(options.signal && { signal: options.signal }) });
+    const query = { dryRun: options.dryRun ? 'All' : undefined };
+    return this.request<Status>({ method: 'POST', path: resourcePath(PODS_TYPE, namespace, name, 'eviction'), body, query, ...(options.signal && { signal: options.signal }) });
   }
 
   delete<T = Status>(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<T> {

@@ -24,6 +24,7 @@ export const DAEMONSETS = apps('daemonsets', 'DaemonSet');
 export const REPLICASETS = apps('replicasets', 'ReplicaSet');
 export const CONTROLLER_REVISIONS = apps('controllerrevisions', 'ControllerRevision');
 export const JOBS: ResourceType = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true };
+export const PODDISRUPTIONBUDGETS: ResourceType = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true };
 export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false };
 export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
 export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };

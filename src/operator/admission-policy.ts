@@ -13,7 +13,7 @@
 // may be absent is tested with has() first: an evaluation error would deny podops' own writes.
 
 import { RL_JOB_HOOK_LABEL, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_REQUESTED_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
 
 export const ADMISSION_POLICY_NAME = 'podops-service-account-limits';
 
@@ -23,8 +23,8 @@ const regexQuote = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g,
 
 /** Label keys podops writes: every `[<word>.]podopslifecycle.kusionstack.io/...` key, and to-delete. */
 const PROTOCOL_LABEL_KEYS = `^(([a-z0-9-]+\\.)?${regexQuote(LIFECYCLE_DOMAIN)}/|${regexQuote(TO_DELETE_LABEL)}$)`;
-/** Annotation keys podops writes: PodTransitionRule details, GraceDelete's time stamp and requester, expected finalizers. */
-const PROTOCOL_ANNOTATION_KEYS = `^(${regexQuote(TRANSITION_DETAIL_ANNOTATION_PREFIX)}/|${regexQuote(GRACE_DELETE_TIMESTAMP_ANNOTATION)}$|${regexQuote(GRACE_DELETE_REQUESTED_BY_ANNOTATION)}$|${regexQuote(AVAILABLE_CONDITIONS_ANNOTATION)}$)`;
+/** Annotation keys podops writes: PodTransitionRule details, GraceDelete's time stamp and requester, the last eviction request, expected finalizers. */
+const PROTOCOL_ANNOTATION_KEYS = `^(${regexQuote(TRANSITION_DETAIL_ANNOTATION_PREFIX)}/|${[GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION].map((key) => `${regexQuote(key)}$`).join('|')})`;
 
 /** The fields of PodStatus other than conditions, which podops never writes. */
 const POD_STATUS_FIELDS = [

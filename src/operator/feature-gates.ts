@@ -3,6 +3,8 @@
 export const FEATURE_GATES = {
   /** Turn `kubectl delete pod` of controlled pods into a pod-delete lifecycle (Alpha, default off). */
   GraceDeleteWebhook: false,
+  /** Evictions of controlled pods (kubectl drain, the cluster autoscaler) wait for a pod-eviction lifecycle (podops' addition, default on). */
+  GracefulEviction: true,
 } as const;
 
 export type FeatureGate = keyof typeof FEATURE_GATES;

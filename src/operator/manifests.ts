@@ -106,6 +106,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['list'] },
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
         { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+        // Graceful evictions: a pod leaves service for an eviction only while its budgets have room.
+        { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },
         {
           apiGroups: ['admissionregistration.k8s.io'],
           resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],

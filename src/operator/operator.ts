@@ -26,6 +26,7 @@ import { rolloutController } from '../controllers/rollout-controller.ts';
 import type { JobLike } from '../rollout/observe.ts';
 import type { Workload } from '../rollout/workload.ts';
 import { admitWorkload, defaultRolloutLifecycleRequest, validateRolloutLifecycleRequest } from '../webhook/rollout.ts';
+import { admitEviction } from '../webhook/eviction.ts';
 import type { AdmissionRequest } from '../webhook/admission.ts';
 import { lifecycleController } from '../controllers/lifecycle-controller.ts';
 import { PODTRANSITIONRULES, TransitionRuleChecker, transitionController } from '../controllers/transition-controller.ts';
@@ -34,6 +35,7 @@ import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../webhook/podtransitionrule.ts';
 import { podDeletionController } from '../controllers/pod-deletion-controller.ts';
+import { podEvictionController } from '../controllers/pod-eviction-controller.ts';
 import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
 import { graceDelete } from '../webhook/grace-delete.ts';
@@ -105,6 +107,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const controllers = [
     lifecycleController({ ...common, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
     podDeletionController(common),
+    ...(options.featureGates.GracefulEviction ? [podEvictionController(common)] : []),
   ];
   const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
@@ -231,6 +234,7 @@ function webhookRunnable(
         }),
         genericRoute('/validating-generic', {
           Pod: validators,
+          ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, now: nowNanos })] }),
           [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)],
           [RL_KIND]: [shape.rollout, (r) => validateRolloutLifecycleRequest(r, rollouts)],
         }),

@@ -14,6 +14,7 @@ export const WEBHOOK_NAMES = {
   mutatingGeneric: 'mutating-generic.apps.kusionstack.io',
   mutatingWorkload: 'mutating-rollout-workload.apps.kusionstack.io',
   validatingGeneric: 'validating-generic.apps.kusionstack.io',
+  validatingEviction: 'validating-pod-eviction.apps.kusionstack.io',
 } as const;
 
 /** podops' own resources (PodTransitionRule, RolloutLifecycle): defaulted and validated on every write of their spec. */
@@ -38,7 +39,7 @@ const controlledPods = { matchExpressions: [{ key: CONTROL_LABEL, operator: 'In'
 export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: string): Record<string, unknown>[] {
   const common = {
     admissionReviewVersions: ['v1'],
-    // Only GraceDelete writes (it labels the pod it refuses to delete), and never on a dry run.
+    // Only GraceDelete and the eviction webhook write (they mark the pod they refuse), never on a dry run.
     sideEffects: 'None',
     failurePolicy: 'Fail',
     timeoutSeconds: 5,
@@ -95,6 +96,17 @@ export function webhookConfigurations(clientConfig: ClientConfigFor, caBundle?: 
           rules: kusionstackRules,
           ...common,
           objectSelector: {},
+        },
+        {
+          // The object of an eviction is the Eviction, without the pod's labels: no objectSelector can pick
+          // controlled pods, so every eviction comes here. Ignore: podops down never blocks a drain.
+          name: WEBHOOK_NAMES.validatingEviction,
+          clientConfig: config('/validating-generic'),
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+          ...common,
+          objectSelector: {},
+          failurePolicy: 'Ignore',
+          sideEffects: 'NoneOnDryRun',
         },
       ],
     },

@@ -3,7 +3,17 @@
 // `OperationClient` writes them.
 
 import type { Pod } from '../api/kube.ts';
-import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, PREPARING_TO_DELETE_LABEL, idLabelKey, idLabelPrefix } from '../api/protocol.ts';
+import {
+  OPERATION_TYPE_DELETE,
+  OPERATION_TYPE_EVICT,
+  POD_DELETE_LIFECYCLE_ID,
+  POD_EVICTION_LIFECYCLE_ID,
+  PREPARING_TO_DELETE_LABEL,
+  TO_DELETE_LABEL,
+  TO_EVICT_LABEL,
+  idLabelKey,
+  idLabelPrefix,
+} from '../api/protocol.ts';
 import { parseLifecycles } from '../lifecycle/parse.ts';
 import { parseNanos, NANOS_PER_SECOND, NANOS_PER_MILLI, type Nanos } from '../lifecycle/time.ts';
 import { draftOf, labelsOf, type PodChange } from './pod-change.ts';
@@ -118,6 +128,22 @@ export function undo(adapter: LifecycleAdapter, pod: Pod): PodChange {
   return { pod: draft, changed: true };
 }
 
+/** The labels that ask for a pod's deletion; `preparing-to-delete` stays while one of them does. */
+const DELETION_MARKS = [TO_DELETE_LABEL, TO_EVICT_LABEL];
+
+/**
+ * Withdraws a deletion that is no longer wanted: the adapter's lifecycle is undone (if it began), and the mark
+ * that asked for it (a label and its annotations) removed, with `preparing-to-delete` once no mark is left.
+ */
+export function withdraw(adapter: LifecycleAdapter, pod: Pod, mark: { label: string; annotations: readonly string[] }): PodChange {
+  const draft = hasLifecycle(adapter.id, pod) ? undo(adapter, pod).pod : draftOf(pod);
+  const labels = labelsOf(draft);
+  delete labels[mark.label];
+  if (!DELETION_MARKS.some((key) => labels[key] !== undefined)) delete labels[PREPARING_TO_DELETE_LABEL];
+  for (const key of mark.annotations) delete draft.metadata.annotations?.[key];
+  return { pod: draft, changed: true };
+}
+
 export interface AllowOpsResult {
   allowed: boolean;
   /** Set while `operationDelaySeconds` has not yet passed since `operate/<id>`: ask again after this long. */
@@ -157,6 +183,18 @@ export const whenBeginDelete: PodUpdateFunc = (pod, now) => {
 export const podDeleteAdapter: LifecycleAdapter = {
   id: POD_DELETE_LIFECYCLE_ID,
   type: OPERATION_TYPE_DELETE,
+  allowMultiType: true,
+  whenBegin: whenBeginDelete,
+};
+
+/**
+ * The `pod-eviction` lifecycle of type `evict` (podops' addition): what an eviction of a controlled pod waits for.
+ * It ends in a deletion too (the API server's, on the eviction's retry), so cooperation controllers see
+ * `preparing-to-delete` as for any deletion.
+ */
+export const podEvictionAdapter: LifecycleAdapter = {
+  id: POD_EVICTION_LIFECYCLE_ID,
+  type: OPERATION_TYPE_EVICT,
   allowMultiType: true,
   whenBegin: whenBeginDelete,
 };

@@ -1,9 +1,12 @@
 // The operator as a separate process (`podops operator`), so tests can SIGKILL it and run two replicas.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { freePort } from '../support/wait.ts';
+import { after, before } from 'node:test';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { registerWebhooks, type LocalStackOptions } from '../../src/cli/local-stack.ts';
+import { freePort } from '../support/wait.ts';
+import { startCluster, type Cluster } from './harness.ts';
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -106,4 +109,40 @@ function leaderElectArgs(leaderElect: boolean | LeaseTimings | undefined): strin
     '--leader-elect-renew-deadline', timings.renewDeadline,
     '--leader-elect-retry-period', timings.retryPeriod,
   ];
+}
+
+/** A sandbox cluster whose webhooks `podops operator` serves as a child process. */
+export interface ClusterWithOperatorProcess {
+  readonly cluster: Cluster;
+  readonly operator: OperatorProcess;
+  /** Starts the operator again on the same webhook port (after a kill) and waits until it serves. */
+  relaunch(): Promise<void>;
+}
+
+/** Registers `before`/`after` hooks of the enclosing suite that start and stop a {@link ClusterWithOperatorProcess}. */
+export function clusterWithOperatorProcess(options: Partial<LocalStackOptions> = {}): ClusterWithOperatorProcess {
+  let cluster: Cluster | undefined;
+  let operator: OperatorProcess | undefined;
+  const relaunch = async (port?: number): Promise<void> => {
+    operator = await startOperatorProcess(cluster!.kubeconfigPath, { webhookPort: port });
+    await operator.ready();
+  };
+  before(async () => {
+    cluster = await startCluster({ operator: 'external', ...options });
+    await relaunch();
+    await registerWebhooks(cluster.client, `127.0.0.1:${operator!.webhookPort}`);
+  });
+  after(async () => {
+    await operator?.kill();
+    await cluster?.stop();
+  });
+  return {
+    get cluster() {
+      return cluster!;
+    },
+    get operator() {
+      return operator!;
+    },
+    relaunch: () => relaunch(operator!.webhookPort),
+  };
 }

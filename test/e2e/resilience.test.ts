@@ -20,27 +20,17 @@ import { open, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
-import { startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
+import { clusterWithOperatorProcess, startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
 
 const adapter: LifecycleAdapter = { id: 'chaos', type: 'update', allowMultiType: false };
 const random = (min: number, max: number): number => min + Math.random() * (max - min);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('operator killed with SIGKILL during 50 concurrent lifecycles', () => {
-  let cluster: Cluster;
-  let operator: OperatorProcess;
-  before(async () => {
-    cluster = await startCluster({ operator: 'external' });
-    operator = await startOperatorProcess(cluster.kubeconfigPath);
-    await operator.ready();
-    await registerWebhooks(cluster.client, `127.0.0.1:${operator.webhookPort}`);
-  });
-  after(async () => {
-    await operator.kill();
-    await cluster.stop();
-  });
+  const stack = clusterWithOperatorProcess();
 
   test('every lifecycle completes and no protocol invariant is broken in the sandbox history', async () => {
+    const { cluster } = stack;
     const { client } = cluster;
     await serviceNamespace(cluster, 'chaos');
     const names = Array.from({ length: 50 }, (_, i) => `chaos-${i}`);
@@ -76,10 +66,9 @@ describe('operator killed with SIGKILL during 50 concurrent lifecycles', () => {
 
     for (let kill = 0; kill < 4; kill++) {
       await sleep(random(300, 1500));
-      await operator.kill();
+      await stack.operator.kill();
       await sleep(random(100, 800));
-      operator = await startOperatorProcess(cluster.kubeconfigPath, { webhookPort: operator.webhookPort });
-      await operator.ready();
+      await stack.relaunch();
     }
     await until(() => finished.size, (n) => n === 50, 'all 50 operations finished', 90_000);
     operating = false;

@@ -12,9 +12,8 @@ import type { KubeObject } from '../../src/kube/client.ts';
 import { DAEMONSETS, DEPLOYMENTS, JOBS, NAMESPACES, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../../src/kube/resources.ts';
 import { until } from '../support/wait.ts';
 import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
-import { registerWebhooks } from '../../src/cli/local-stack.ts';
 import { startCluster, type Cluster } from './harness.ts';
-import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
+import { clusterWithOperatorProcess } from './operator-process.ts';
 
 type Kind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
 const TYPES: Record<Kind, ResourceType> = { Deployment: DEPLOYMENTS, StatefulSet: STATEFULSETS, DaemonSet: DAEMONSETS };
@@ -203,37 +202,25 @@ describe('rollout lifecycle hooks', () => {
 });
 
 describe('rollout hooks and a failing operator', () => {
-  let cluster: Cluster;
-  let operator: OperatorProcess;
-  before(async () => {
-    cluster = await startCluster({ operator: 'external', startDelayMs: 300 });
-    operator = await startOperatorProcess(cluster.kubeconfigPath);
-    await operator.ready();
-    await registerWebhooks(cluster.client, `127.0.0.1:${operator.webhookPort}`);
-  });
-  after(async () => {
-    await operator.kill();
-    await cluster.stop();
-  });
+  const stack = clusterWithOperatorProcess({ startDelayMs: 300 });
 
   test('a Deployment without a RolloutLifecycle rolls out while the operator is down', async () => {
-    const { client } = cluster;
+    const { client } = stack.cluster;
     await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain' } });
     await client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'plain' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') } });
     const get = () => client.get<Workload>(DEPLOYMENTS, 'plain', 'web');
     await until(get, (d) => d.status?.availableReplicas === 2, 'available');
-    await operator.kill();
+    await stack.operator.kill();
     try {
       await client.patch(DEPLOYMENTS, 'plain', 'web', 'merge', { spec: { template: template('nginx:1.28') } });
       await until(get, (d) => d.status?.updatedReplicas === 2 && d.status?.availableReplicas === 2 && d.status?.replicas === 2, 'the rollout without podops', 30_000);
     } finally {
-      operator = await startOperatorProcess(cluster.kubeconfigPath, { webhookPort: operator.webhookPort });
-      await operator.ready();
+      await stack.relaunch();
     }
   });
 
   test('killed at random during a hooked rollout: no Job twice, no point skipped, the user\'s settings restored', async () => {
-    const { client } = cluster;
+    const { client } = stack.cluster;
     await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'chaos' } });
     const strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } };
     await client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'chaos' }, spec: { replicas: 4, strategy, selector: { matchLabels: { app: 'web' } }, template: template('nginx:1.27') } });
@@ -250,13 +237,12 @@ describe('rollout hooks and a failing operator', () => {
     const rl = () => client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, 'chaos', 'web');
     for (let kill = 0; kill < 4 && (await rl()).status?.rollout?.phase !== 'Complete'; kill++) {
       await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1200));
-      await operator.kill();
+      await stack.operator.kill();
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 500));
-      operator = await startOperatorProcess(cluster.kubeconfigPath, { webhookPort: operator.webhookPort });
-      await operator.ready();
+      await stack.relaunch();
     }
     const done = await until(rl, (r) => r.status?.rollout?.phase === 'Complete', 'the rollout to complete', 60_000);
-    const created = cluster.sandbox.history!.records('jobs.batch').filter((r) => r.type === 'ADDED' && r.namespace === 'chaos').map((r) => r.name);
+    const created = stack.cluster.sandbox.history!.records('jobs.batch').filter((r) => r.type === 'ADDED' && r.namespace === 'chaos').map((r) => r.name);
     assert.deepEqual(created, ['migrate', 'smoke', 'notify'].map((n) => done.status?.hooks?.find((h) => h.name === n)?.job), 'each hook\'s Job created once, in point order');
     const after = await get();
     assert.equal(JSON.stringify({ paused: after.spec.paused, strategy: after.spec.strategy }), JSON.stringify({ paused: before.spec.paused, strategy: before.spec.strategy }));

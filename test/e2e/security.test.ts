@@ -20,32 +20,23 @@ import { freePort } from '../support/wait.ts';
 import { post } from '../support/tls.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
-import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
+import { clusterWithOperatorProcess, startOperatorProcess, type OperatorProcess } from './operator-process.ts';
 
 describe('the webhook port under attack', () => {
-  let cluster: Cluster;
-  let operator: OperatorProcess;
+  const stack = clusterWithOperatorProcess();
   let ca: string;
-  const address = (): string => `127.0.0.1:${operator.webhookPort}`;
-  const alive = (): boolean => operator.child.exitCode === null && operator.child.signalCode === null;
+  const address = (): string => `127.0.0.1:${stack.operator.webhookPort}`;
+  const alive = (): boolean => stack.operator.child.exitCode === null && stack.operator.child.signalCode === null;
 
   before(async () => {
-    cluster = await startCluster({ operator: 'external' });
-    operator = await startOperatorProcess(cluster.kubeconfigPath);
-    await operator.ready();
-    await registerWebhooks(cluster.client, address());
-    const secret = await cluster.client.get<{ data: Record<string, string> }>(SECRETS, OPERATOR_NAMESPACE, CERT_SECRET);
+    const secret = await stack.cluster.client.get<{ data: Record<string, string> }>(SECRETS, OPERATOR_NAMESPACE, CERT_SECRET);
     ca = Buffer.from(secret.data['ca.crt'] ?? '', 'base64').toString();
-    await serviceNamespace(cluster, 'attack');
-  });
-  after(async () => {
-    await operator.kill();
-    await cluster.stop();
+    await serviceNamespace(stack.cluster, 'attack');
   });
 
   const livePod = async (name: string): Promise<Pod> => {
-    await cluster.client.create(PODS, controlledPod('attack', name));
-    return until(() => getPod(cluster, 'attack', name), isServiceAvailable, `${name} to be service-available`);
+    await stack.cluster.client.create(PODS, controlledPod('attack', name));
+    return until(() => getPod(stack.cluster, 'attack', name), isServiceAvailable, `${name} to be service-available`);
   };
 
   test('the request line that used to end the process is answered 400, and the process serves on', async () => {
@@ -61,7 +52,7 @@ describe('the webhook port under attack', () => {
   test('a corpus of malformed requests to the webhook and metrics ports: no 5xx, the process lives', async () => {
     for (const [target, path] of [
       [targetOf(address(), { ca }), '/validating-generic'],
-      [targetOf(`127.0.0.1:${operator.metricsPort}`), '/metrics'],
+      [targetOf(`127.0.0.1:${stack.operator.metricsPort}`), '/metrics'],
     ] as const) {
       for (const [what, bytes] of hostileRequests(path)) {
         const answer = await sendRaw(target, bytes);
@@ -69,7 +60,7 @@ describe('the webhook port under attack', () => {
         assert.ok(alive(), `the operator survived ${what} on ${path}`);
       }
     }
-    assert.notEqual(await operator.metric('controller_runtime_webhook_panics_total'), undefined, 'metrics still served');
+    assert.notEqual(await stack.operator.metric('controller_runtime_webhook_panics_total'), undefined, 'metrics still served');
   });
 
   const deleteReview = (oldObject: unknown): string =>
@@ -89,7 +80,7 @@ describe('the webhook port under attack', () => {
     });
 
   const untouched = async (name: string, before: Pod): Promise<void> => {
-    const now = await getPod(cluster, 'attack', name);
+    const now = await getPod(stack.cluster, 'attack', name);
     assert.equal(now.metadata.labels?.[TO_DELETE_LABEL], undefined, 'not labelled to-delete');
     assert.equal(now.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION], undefined);
     assert.deepEqual(now.metadata.labels, before.metadata.labels);
@@ -113,10 +104,10 @@ describe('the webhook port under attack', () => {
 
   test('the same delete sent by the API server is turned into the graceful deletion', async () => {
     await livePod('real');
-    await assert.rejects(cluster.client.delete(PODS, 'attack', 'real'), /pod deletion process is underway/);
-    const labelled = await getPod(cluster, 'attack', 'real');
+    await assert.rejects(stack.cluster.client.delete(PODS, 'attack', 'real'), /pod deletion process is underway/);
+    const labelled = await getPod(stack.cluster, 'attack', 'real');
     assert.notEqual(labelled.metadata.labels?.[TO_DELETE_LABEL], undefined);
-    await until(() => getPod(cluster, 'attack', 'real').then(() => false, () => true), Boolean, 'the pod to be deleted gracefully', 30_000);
+    await until(() => getPod(stack.cluster, 'attack', 'real').then(() => false, () => true), Boolean, 'the pod to be deleted gracefully', 30_000);
   });
 
   test('a PodTransitionRule with the most webhook rules the schema allows is admitted and stays updatable; one more is refused', async () => {
@@ -131,11 +122,11 @@ describe('the webhook port under attack', () => {
       metadata: { name: `max-${count}`, namespace: 'attack' },
       spec: { selector: { matchLabels: { app: 'none' } }, rules: rules(count) },
     });
-    await cluster.client.create(PODTRANSITIONRULES, ptr(MAX_TRANSITION_RULES));
+    await stack.cluster.client.create(PODTRANSITIONRULES, ptr(MAX_TRANSITION_RULES));
     // An update of every webhook URL: the write with the most to probe.
     const next = rules(MAX_TRANSITION_RULES).map((r) => ({ ...r, webhook: { ...r.webhook, clientConfig: { ...r.webhook.clientConfig, url: `${r.webhook.clientConfig.url}/v2` } } }));
-    await cluster.client.patch(PODTRANSITIONRULES, 'attack', `max-${MAX_TRANSITION_RULES}`, 'merge', { spec: { rules: next } });
-    await assert.rejects(cluster.client.create(PODTRANSITIONRULES, ptr(MAX_TRANSITION_RULES + 1)), /must have at most 64 items/);
+    await stack.cluster.client.patch(PODTRANSITIONRULES, 'attack', `max-${MAX_TRANSITION_RULES}`, 'merge', { spec: { rules: next } });
+    await assert.rejects(stack.cluster.client.create(PODTRANSITIONRULES, ptr(MAX_TRANSITION_RULES + 1)), /must have at most 64 items/);
     assert.ok(alive());
   });
 });

@@ -33,7 +33,7 @@ describe('operator probes', () => {
       {
         client,
         namespace: 'podops-system',
-        featureGates: { GraceDeleteWebhook: false },
+        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
         leaderElect: false,
         webhook: { host: '127.0.0.1', port: 0, hosts: ['127.0.0.1'], secretName: 'podops-webhook-certs' },
         metricsAddress: '0',

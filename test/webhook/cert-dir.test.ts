@@ -49,7 +49,7 @@ describe('--cert-dir', () => {
       {
         client: env.client,
         namespace: 'default',
-        featureGates: { GraceDeleteWebhook: false },
+        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
         leaderElect: false,
         webhook: { host: '127.0.0.1', port: 0, certDir: dir, hosts: [], secretName: 'unused' },
         metricsAddress: '0',

@@ -4,45 +4,24 @@
 // pods than its scale-down asks; a user's delete always marks, and takes over a mark the controller made.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS, REPLICASETS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
-import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
-import { genericRoute } from '../../src/webhook/dispatch.ts';
+import { PODS, REPLICASETS } from '../../src/kube/resources.ts';
 import { graceDelete } from '../../src/webhook/grace-delete.ts';
-import { mutatePodLifecycle, validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
-import { WebhookServer } from '../../src/webhook/server.ts';
+import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
+import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
-import { localCertificates } from '../support/tls.ts';
 
 const DENIAL =
   'admission webhook "validating-pod.apps.kusionstack.io" denied the request: failed to validate GraceDeleteWebhook, pod deletion process is underway and being managed by PodOpsLifecycle';
 
 describe('GraceDelete', () => {
   const env = useSandboxClient();
-  let server: WebhookServer;
-
-  before(async () => {
-    // Wired as the operator wires it with --feature-gates=GraceDeleteWebhook=true.
-    const certs = await localCertificates();
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      routes: [
-        genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, nowNanos)], 'Pod/status': [(r) => mutatePodLifecycle(r, nowNanos)] }),
-        genericRoute('/validating-generic', { Pod: [validatePodLifecycle, (r) => graceDelete(r, { client: env.client, now: nowNanos })] }),
-      ],
-    });
-    const address = await server.listen();
-    for (const config of webhookConfigurations(urlClientConfig(`https://${address}`), Buffer.from(certs.ca.cert).toString('base64'))) {
-      await env.client.create(config.kind === 'MutatingWebhookConfiguration' ? MUTATING_WEBHOOK_CONFIGURATIONS : VALIDATING_WEBHOOK_CONFIGURATIONS, config as never);
-    }
-  });
-  after(() => server.close());
+  // Wired as the operator wires it with --feature-gates=GraceDeleteWebhook=true.
+  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle, (r) => graceDelete(r, { client: env.client, now: nowNanos })] }));
 
   const controlledPod = async (name: string): Promise<Pod> => {
     const { status: _status, ...created } = pod({ name, gate: false });

@@ -41,6 +41,8 @@ Try:
   kubectl logs -n ${n} job/web-smoke-<hash>                    #   what a hook printed (its Job is in the status)
   podops rollout undo deployment/web -n ${n}                   # back to the previous revision: a ROLLBACK, hooks and all
   kubectl scale deployment/web -n ${n} --replicas=1            # scale-in through GraceDelete
+  kubectl drain node-1 --ignore-daemonsets                     # evictions wait until each pod is out of traffic
+  kubectl uncordon node-1                                      #   (the drain retries them every 5 s)
 Ctrl-C stops everything.
 `;
 }

@@ -1,0 +1,109 @@
+// The pod-eviction controller: a controlled pod whose eviction was asked (labelled `to-evict` by the eviction
+// webhook) goes through a `pod-eviction` lifecycle of type `evict`: traffic off, PodTransitionRules, then the
+// operation is allowed and the eviction's next retry goes through (the API server deletes the pod). The
+// lifecycle begins only while the pod's PodDisruptionBudgets have room, one namespace at a time, and is
+// withdrawn when nobody has retried the eviction for a while (src/lifecycle/eviction.ts).
+
+import type { Pod } from '../api/kube.ts';
+import { EVICTION_REQUESTED_ANNOTATION, TO_EVICT_LABEL } from '../api/protocol.ts';
+import { compileLabelSelector, labelSelectorMatches } from '../api/selector.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { nowNanos } from '../kube/clock.ts';
+import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import type { EventRecorder } from '../kube/events.ts';
+import type { Informer } from '../kube/informer.ts';
+import type { Logger } from '../kube/log.ts';
+import type { RuntimeMetrics } from '../kube/metrics.ts';
+import { PODDISRUPTIONBUDGETS, PODS } from '../kube/resources.ts';
+import { budgetRoom, evictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
+import { isControlled, isDeleting } from '../lifecycle/pod.ts';
+import { NANOS_PER_MILLI, NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
+import { writePod } from '../sdk/write-pod.ts';
+import { KeySerializer } from './key-serializer.ts';
+
+export const POD_EVICTION_CONTROLLER_NAME = 'podeviction-controller';
+
+/** kubectl drain retries every 5 s, the cluster autoscaler every 10 s: a minute of silence is a stopped drain. */
+export const EVICTION_ABANDONED_AFTER = 60n * NANOS_PER_SECOND;
+/** How soon a pod waiting for room in its budgets is looked at again (the budgets change without a pod write). */
+const BUDGET_RECHECK_MS = 2000;
+
+export interface PodEvictionOptions {
+  client: KubeClient;
+  pods: Informer<Pod>;
+  events?: EventRecorder;
+  now?: () => Nanos;
+}
+
+export class PodEvictionReconciler implements Reconciler {
+  readonly #options: PodEvictionOptions;
+  /** Budget decisions, one namespace at a time: two pods of one budget are never both let out on its last room. */
+  readonly #budgets = new KeySerializer();
+
+  constructor(options: PodEvictionOptions) {
+    this.#options = options;
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+    const cached = this.#options.pods.get(namespace, name);
+    if (!cached || isDeleting(cached) || !isControlled(cached) || !wantsEviction(cached)) return;
+    const now = (this.#options.now ?? nowNanos)();
+    if (evictionAbandoned(cached, now, EVICTION_ABANDONED_AFTER)) {
+      const back = withdraw(podEvictionAdapter, cached, { label: TO_EVICT_LABEL, annotations: [EVICTION_REQUESTED_ANNOTATION] }).pod;
+      await writePod(this.#options.client, cached, back);
+      this.#options.events?.event(cached, 'Normal', 'EvictionAbandoned', `nobody retried the eviction for ${EVICTION_ABANDONED_AFTER / NANOS_PER_SECOND} s: the pod returns to service`);
+      return;
+    }
+    const untilAbandoned = { requeueAfterMs: abandonCheckIn(cached, now) };
+    if (isDuringOps(podEvictionAdapter, cached)) return untilAbandoned;
+    return this.#budgets.run(namespace ?? '', async () => {
+      // Read live: the cache may not hold the lifecycle another worker just began.
+      const pod = await this.#options.client.get<Pod>(PODS, namespace, name);
+      if (isDuringOps(podEvictionAdapter, pod) || !wantsEviction(pod)) return untilAbandoned;
+      const full = await this.#fullBudget(pod);
+      // The eviction's refusal says the lifecycle waits for the budgets; an event every recheck would be noise.
+      if (full) return { requeueAfterMs: Math.min(BUDGET_RECHECK_MS, untilAbandoned.requeueAfterMs) };
+      const { pod: begun, changed } = begin(podEvictionAdapter, pod, now);
+      if (changed) await writePod(this.#options.client, pod, begun);
+      return untilAbandoned;
+    });
+  }
+
+  /** Why one of the pod's PodDisruptionBudgets has no room to take it out of service, if one has none. */
+  async #fullBudget(pod: Pod): Promise<string | undefined> {
+    const { client } = this.#options;
+    const namespace = pod.metadata.namespace;
+    const budgets = (await client.list<PodDisruptionBudget & { metadata: { name?: string } }>(PODDISRUPTIONBUDGETS, { namespace })).items.filter(
+      (budget) => budget.spec?.selector !== undefined && labelSelectorMatches(budget.spec.selector, pod.metadata.labels),
+    );
+    if (budgets.length === 0) return undefined;
+    const pods = (await client.list<Pod>(PODS, { namespace })).items;
+    for (const budget of budgets) {
+      const selector = compileLabelSelector(budget.spec?.selector);
+      const { room, why } = budgetRoom(budget, pod, pods.filter((p) => selector.matches(p.metadata.labels)));
+      if (!room) return why;
+    }
+    return undefined;
+  }
+}
+
+/** Milliseconds until the pod's eviction counts as abandoned (and at least one). */
+function abandonCheckIn(pod: Pod, now: Nanos): number {
+  const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]) ?? now;
+  return Math.max(1, Number((last + EVICTION_ABANDONED_AFTER - now) / NANOS_PER_MILLI) + 1);
+}
+
+/** The controlled pods whose eviction was asked. */
+export const podEvictionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, (pod) => isControlled(pod) && wantsEviction(pod))];
+
+export function podEvictionController(options: PodEvictionOptions & { workers?: number; metrics?: RuntimeMetrics; logger?: Logger }): Controller {
+  return new Controller({
+    name: POD_EVICTION_CONTROLLER_NAME,
+    workers: options.workers ?? 5,
+    reconciler: new PodEvictionReconciler(options),
+    triggers: podEvictionTriggers(options.pods),
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
+  });
+}

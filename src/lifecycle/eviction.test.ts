@@ -1,0 +1,57 @@
+// When a pod may leave service for an eviction (its disruption budgets' room), and when an eviction is abandoned.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Pod } from '../api/kube.ts';
+import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
+import { budgetRoom, evictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { NANOS_PER_SECOND } from './time.ts';
+
+const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
+  metadata: {
+    name,
+    uid: `uid-${name}`,
+    labels: { app: 'web', ...(lifecycle && { [idLabelKey('operation-type', lifecycle)]: 'x' }) },
+    ...(terminating && { deletionTimestamp: '2025-03-01T10:00:00Z' }),
+  },
+  status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+});
+const budget = (desiredHealthy: number, extra: Partial<PodDisruptionBudget['metadata']> = {}, observedGeneration = 1): PodDisruptionBudget => ({
+  metadata: { name: 'web', generation: 1, ...extra },
+  spec: { selector: { matchLabels: { app: 'web' } } },
+  status: { observedGeneration, desiredHealthy },
+});
+
+describe('budgetRoom', () => {
+  test('room while the healthy pods staying, the candidate aside, still number desiredHealthy', () => {
+    const pods = [pod('a'), pod('b'), pod('c')];
+    assert.equal(budgetRoom(budget(2), pods[0]!, pods).room, true);
+    const full = budgetRoom(budget(3), pods[0]!, pods);
+    assert.equal(full.room, false);
+    assert.equal(full.why, 'PodDisruptionBudget web needs 3 healthy pods and would have 2');
+  });
+
+  test('pods leaving for an eviction or a deletion, terminating or not Ready do not count as staying', () => {
+    const candidate = pod('a');
+    for (const other of [pod('b', true, POD_EVICTION_LIFECYCLE_ID), pod('b', true, POD_DELETE_LIFECYCLE_ID), pod('b', true, undefined, true), pod('b', false)]) {
+      assert.equal(budgetRoom(budget(2), candidate, [candidate, other, pod('c')]).room, false, JSON.stringify(other.metadata));
+    }
+  });
+
+  test('a budget the disruption controller has not processed has no known room', () => {
+    const pods = [pod('a'), pod('b')];
+    assert.equal(budgetRoom(budget(0, { generation: 2 }), pods[0]!, pods).room, false);
+    assert.match(budgetRoom({ metadata: { name: 'new' } }, pods[0]!, pods).why, /not been processed/);
+  });
+});
+
+describe('evictionAbandoned', () => {
+  const marked = (requestedAt: bigint): Pod => ({ metadata: { labels: { [TO_EVICT_LABEL]: '1' }, annotations: { [EVICTION_REQUESTED_ANNOTATION]: requestedAt.toString() } } });
+  const minute = 60n * NANOS_PER_SECOND;
+  test('once the last request is older than the limit', () => {
+    const now = 1_000n * NANOS_PER_SECOND;
+    assert.equal(evictionAbandoned(marked(now - minute), now, minute), false);
+    assert.equal(evictionAbandoned(marked(now - minute - 1n), now, minute), true);
+    assert.equal(evictionAbandoned({ metadata: {} }, now, minute), false);
+  });
+});

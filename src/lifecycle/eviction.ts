@@ -1,0 +1,48 @@
+// Graceful evictions (podops' addition): an eviction of a controlled pod is answered 429 until the pod's
+// `pod-eviction` lifecycle has taken it out of service, and the eviction's retry then goes through. Two rules
+// keep that from costing more than the eviction itself:
+// - a PodDisruptionBudget's room is checked before a pod is taken out of service: a pod out of service is
+//   unhealthy to its budget, and two taken out at once could leave a budget that allows one with none, so
+//   neither eviction would ever pass (an unhealthy pod is evicted only while the budget holds);
+// - an eviction nobody retries any more (the drain was stopped) is abandoned, and the pod comes back.
+
+import type { Pod } from '../api/kube.ts';
+import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
+import type { LabelSelector } from '../api/selector.ts';
+import { isDeleting, isPodReady } from './pod.ts';
+import { parseNanos, type Nanos } from './time.ts';
+
+export interface PodDisruptionBudget {
+  metadata: { name?: string; namespace?: string; generation?: number };
+  spec?: { selector?: LabelSelector };
+  status?: { observedGeneration?: number; desiredHealthy?: number };
+}
+
+export const wantsEviction = (pod: Pod): boolean => pod.metadata.labels?.[TO_EVICT_LABEL] !== undefined;
+
+/** Leaving service for an eviction or a deletion: the lifecycle has begun, or the pod is already terminating. */
+const leaving = (pod: Pod): boolean =>
+  isDeleting(pod) || [POD_EVICTION_LIFECYCLE_ID, POD_DELETE_LIFECYCLE_ID].some((id) => pod.metadata.labels?.[idLabelKey('operation-type', id)] !== undefined);
+
+/**
+ * Whether `budget` has room to take `candidate` out of service now, given the pods it selects: the healthy pods
+ * that stay (Ready, not leaving) must still number `desiredHealthy` afterwards. A budget whose status is behind
+ * its spec has no known room.
+ */
+export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected: readonly Pod[]): { room: boolean; why: string } {
+  const name = budget.metadata.name ?? '';
+  if ((budget.status?.observedGeneration ?? -1) < (budget.metadata.generation ?? 0) || budget.status?.desiredHealthy === undefined) {
+    return { room: false, why: `PodDisruptionBudget ${name} has not been processed by the disruption controller yet` };
+  }
+  const desired = budget.status.desiredHealthy;
+  const staying = selected.filter((pod) => pod.metadata.uid !== candidate.metadata.uid && isPodReady(pod) && !leaving(pod)).length;
+  // The candidate counts only if it is healthy and staying now; taking it out leaves the others.
+  const room = staying >= desired;
+  return { room, why: room ? '' : `PodDisruptionBudget ${name} needs ${desired} healthy pods and would have ${staying}` };
+}
+
+/** Whether the last eviction request is older than `after`: nobody retries it (a stopped drain). */
+export function evictionAbandoned(pod: Pod, now: Nanos, after: Nanos): boolean {
+  const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]);
+  return last !== undefined && now - last > after;
+}
