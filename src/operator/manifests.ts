@@ -105,6 +105,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['get', 'list', 'watch', 'patch'] },
         { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['list'] },
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+        // A RolloutLifecycle's new hooks are admitted only from a user who may create Jobs in its namespace.
+        { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
         { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
         // Graceful evictions: a pod leaves service for an eviction only while its budgets have room.
         { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },

@@ -29,11 +29,19 @@ export interface AdmissionRequest {
   name?: string;
   namespace?: string;
   operation: AdmissionOperation;
-  userInfo?: { username?: string; uid?: string; groups?: string[] };
+  userInfo?: UserInfo;
   object?: unknown;
   oldObject?: unknown;
   dryRun?: boolean;
   options?: unknown;
+}
+
+/** authentication.k8s.io/v1 UserInfo: who the API server authenticated for the request. */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
 }
 
 export interface AdmissionStatus {

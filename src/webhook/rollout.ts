@@ -14,6 +14,7 @@ import { defaultRolloutLifecycle, validateRolloutLifecycle } from '../rollout/va
 import { sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { validationMessage } from '../transition/validate.ts';
+import { refuseUnlessAllowed } from './access-review.ts';
 import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
 
 export interface RolloutAdmissionOptions {
@@ -86,7 +87,8 @@ export function defaultRolloutLifecycleRequest(request: AdmissionRequest): Verdi
 
 /**
  * Validation: the rules of src/rollout, one RolloutLifecycle per workload, and each hook's jobSpec as the API
- * server judges a Job made of it (a dry-run create, so the answer is the server's own words).
+ * server judges a Job made of it (a dry-run create, so the answer is the server's own words). New hooks are
+ * admitted only from a user who may create Jobs in the namespace: podops creates them with its own rights.
  */
 export async function validateRolloutLifecycleRequest(request: AdmissionRequest, { client, rolloutLifecycles }: Omit<RolloutAdmissionOptions, 'now'>): Promise<Verdict> {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
@@ -103,7 +105,13 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   if (errors.length > 0) return denied(validationMessage(errors));
   const previous = request.oldObject as RolloutLifecycle | undefined;
   if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
-  for (const [i, hook] of (rl.spec?.hooks ?? []).entries()) {
+  const hooks = rl.spec?.hooks ?? [];
+  if (hooks.length > 0) {
+    const action = { verb: 'create', group: 'batch', resource: 'jobs', namespace: rl.metadata.namespace ?? '' };
+    const refusal = await refuseUnlessAllowed(client, request.userInfo, action, 'spec.hooks', 'podops runs the hooks as Jobs in its own name');
+    if (refusal) return refusal;
+  }
+  for (const [i, hook] of hooks.entries()) {
     // The Job podops would create for the hook, as a dry run.
     const job = hookJob({
       namespace: rl.metadata.namespace ?? '',
