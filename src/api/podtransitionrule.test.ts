@@ -46,7 +46,7 @@ const fullStatus: DeepRequired<PodTransitionRuleStatus> = {
   targets: ['a'],
   ruleStates: [{ name: 'r', webhookStatus: { taskStates: [task], history: [task] } }],
   details: [{ name: 'a', stage: 'PreCheck', passed: false, passedRules: ['r'], rejectInfo: [{ ruleName: 'r', reason: 'no' }] }],
-  summary: { targets: 1, passed: 0, blocked: 1 },
+  summary: { targets: 1, checking: 1, passed: 0, blocked: 1 },
 };
 
 type Schema = Record<string, unknown>;
@@ -163,7 +163,7 @@ describe('podTransitionRuleCRD', () => {
     const version = crd.spec.versions[0]!;
     assert.deepEqual(
       version.additionalPrinterColumns.map((c) => c.name),
-      ['Targets', 'Passed', 'Blocked', 'Age'],
+      ['Targets', 'Checking', 'Blocked', 'Age'],
     );
     for (const column of version.additionalPrinterColumns) {
       const path = column.jsonPath.split('.').slice(1);

@@ -148,6 +148,8 @@ export interface PodTransitionRuleStatus {
 export interface PodTransitionSummary {
   /** Selected pods. */
   targets: number;
+  /** Selected pods now in PreCheck or PostCheck. */
+  checking: number;
   /** Pods in a stage whose every detail passed. */
   passed: number;
   /** Pods in a stage with a rejected detail. */
@@ -342,6 +344,7 @@ function statusSchema(): Schema {
     ),
     summary: object('Counts for printer columns (podops).', {
       targets: { type: 'integer', description: 'Selected pods.' },
+      checking: { type: 'integer', description: 'Selected pods now in PreCheck or PostCheck.' },
       passed: { type: 'integer', description: 'Pods in a stage that passed it.' },
       blocked: { type: 'integer', description: 'Pods in a stage held by a rule.' },
     }),
@@ -378,8 +381,8 @@ export function podTransitionRuleCRD(): Record<string, unknown> {
           subresources: { status: {} },
           additionalPrinterColumns: [
             { name: 'Targets', type: 'integer', jsonPath: '.status.summary.targets', description: 'Selected pods.' },
-            { name: 'Passed', type: 'integer', jsonPath: '.status.summary.passed', description: 'Pods in a stage that passed it.' },
-            { name: 'Blocked', type: 'integer', jsonPath: '.status.summary.blocked', description: 'Pods in a stage held by a rule.' },
+            { name: 'Checking', type: 'integer', jsonPath: '.status.summary.checking', description: 'Selected pods now in PreCheck or PostCheck (a pod that passed its PreCheck and is being operated is not counted).' },
+            { name: 'Blocked', type: 'integer', jsonPath: '.status.summary.blocked', description: 'Of the pods being checked, those a rule holds.' },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
           ],
         },

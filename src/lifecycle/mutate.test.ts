@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AVAILABLE_CONDITIONS_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from '../api/protocol.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, POD_COMPLETING_LABEL, POD_CREATING_LABEL, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, STAY_OFFLINE_LABEL } from '../api/protocol.ts';
 import { L, NOW, PERM, STAMP, pod, protocolLabels, type PodOptions } from '../../test/support/pods.ts';
 import { lifecyclePass, mutatePod, type PodWriteOperation } from './mutate.ts';
 import { InvalidLabelError } from './parse.ts';
@@ -441,3 +441,28 @@ describe('mutatePod: repeating the pass to a fixpoint (divergence from upstream)
   });
 });
 
+describe('mutatePod: service-available folded into the write that ends the last lifecycle', () => {
+  const finalizer = 'prot.podopslifecycle.kusionstack.io/x';
+  // The cooperation controller's write that puts its protection finalizer back on a Ready, completing pod.
+  const readded = (options: Partial<PodOptions> = {}): PodOptions => ({
+    labels: { ...completing, [POD_COMPLETING_LABEL]: '1' },
+    annotations: expectedFinalizerAnnotation(finalizer),
+    finalizers: [finalizer],
+    serviceReady: 'True',
+    ready: true,
+    ...options,
+  });
+
+  test('the cleanup write of a Ready pod also sets service-available and drops the pod-level completing label', () => {
+    assert.deepEqual(mutate(readded()).protocol, { [SERVICE_AVAILABLE_LABEL]: STAMP });
+    assert.equal(onePass(readded()).protocol[SERVICE_AVAILABLE_LABEL], undefined, 'upstream\'s pass leaves it to the controller');
+  });
+
+  test('left to the lifecycle controller: a pod not Ready, one kept offline, one still waiting for its finalizer, one without a lifecycle', () => {
+    assert.equal(mutate(readded({ ready: false })).protocol[SERVICE_AVAILABLE_LABEL], undefined);
+    const offline = mutate(readded({ labels: { ...completing, [STAY_OFFLINE_LABEL]: 'true' } })).protocol;
+    assert.deepEqual(offline, { [STAY_OFFLINE_LABEL]: 'true' });
+    assert.deepEqual(mutate(readded({ finalizers: [] })).protocol, { ...completing, [POD_COMPLETING_LABEL]: '1' });
+    assert.deepEqual(mutate({ labels: { [POD_CREATING_LABEL]: '1' }, serviceReady: 'True', ready: true }).changes, [], 'a new pod is the controller\'s to mark');
+  });
+});

@@ -21,7 +21,7 @@ describe('evaluate: targets and stages', () => {
     const { status } = run([], pods);
     assert.deepEqual(status.targets, ['web-a', 'web-b']);
     assert.deepEqual(status.details, [{ name: 'web-b', stage: 'PreCheck', passed: true }]);
-    assert.deepEqual(status.summary, { targets: 2, passed: 1, blocked: 0 });
+    assert.deepEqual(status.summary, { targets: 2, checking: 1, passed: 1, blocked: 0 });
     assert.equal(status.updateTime, '2024-06-04T12:58:05Z');
   });
 
@@ -61,7 +61,7 @@ describe('evaluate: targets and stages', () => {
       { name: 'p', stage: 'PreCheck', passed: true, passedRules: ['pre-ready'] },
       { name: 'p', stage: 'PostCheck', passed: false, rejectInfo: [{ ruleName: 'post-ready', reason: notReady('p', 'post') }] },
     ]);
-    assert.deepEqual(status.summary, { targets: 1, passed: 0, blocked: 1 });
+    assert.deepEqual(status.summary, { targets: 1, checking: 1, passed: 0, blocked: 1 });
   });
 });
 

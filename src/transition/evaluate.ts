@@ -192,5 +192,5 @@ function summarize(targets: number, details: readonly PodTransitionDetail[]): No
     inStage.add(detail.name ?? '');
     if (!detail.passed) blocked.add(detail.name ?? '');
   }
-  return { targets, passed: inStage.size - blocked.size, blocked: blocked.size };
+  return { targets, checking: inStage.size, passed: inStage.size - blocked.size, blocked: blocked.size };
 }

@@ -9,10 +9,12 @@ import type { Nanos } from '../lifecycle/time.ts';
 import { validatePod } from '../lifecycle/validate.ts';
 import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
 
-/** Mutation of pods and pods/status on CREATE and UPDATE. A dry-run request is answered without changes. */
+/**
+ * Mutation of pods and pods/status on CREATE and UPDATE. A dry run is mutated as the real write would be (the
+ * mutation has no side effects), so `kubectl apply --dry-run=server` shows what would be stored.
+ */
 export function mutatePodLifecycle(request: AdmissionRequest, now: () => Nanos): Verdict {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
-  if (request.dryRun) return allowed();
   const pod = request.object as Pod | undefined;
   if (!pod?.metadata) return errored(400, `${request.operation} of a pod without an object`);
   try {

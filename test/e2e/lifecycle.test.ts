@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { SERVICE_AVAILABLE_LABEL, parseIdLabelKey, type IdLabelWord } from '../../src/api/protocol.ts';
 import { PODS } from '../../src/kube/resources.ts';
+import { protectionFinalizer } from '../../src/sdk/cooperation.ts';
 import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
@@ -21,7 +22,7 @@ describe('a full lifecycle on the sandbox', () => {
   });
   after(() => cluster.stop());
 
-  test('traffic off before operate, back on before service-available, with the reference label sequence', async () => {
+  test('traffic off before operate, service-available back with the load balancer\'s finalizer, with the reference label sequence', async () => {
     const { client } = cluster;
     await client.create(PODS, controlledPod('e2e', 'web-0'));
     await until(() => getPod(cluster, 'e2e', 'web-0'), isServiceAvailable, 'web-0 service-available');
@@ -38,12 +39,18 @@ describe('a full lifecycle on the sandbox', () => {
     assert.ok(finished.pod.metadata.labels?.['operated.podopslifecycle.kusionstack.io/upgrade']);
 
     const done = await until(() => getPod(cluster, 'e2e', 'web-0'), isServiceAvailable, 'the lifecycle to end');
-    const availableAt = Number(BigInt(done.metadata.labels?.[SERVICE_AVAILABLE_LABEL] ?? '0') / 1_000_000n);
-    const registered = cluster.loadBalancer.history.filter((h) => h.pod === 'web-0' && h.change === 'register').at(-1);
-    assert.ok(registered && registered.at <= availableAt, 'back in the load balancer before service-available');
+    await until(() => cluster.loadBalancer.isRegistered('e2e/web', 'web-0'), Boolean, 'web-0 back in the load balancer');
     assert.deepEqual(lifecycleLabels(done), []);
 
     const seen = cluster.sandbox.history!.records('pods').filter((r) => r.name === 'web-0').map((r) => r.object as unknown as Pod);
+    // service-available comes back only with the load balancer's finalizer (its word that it routes to the pod),
+    // in the very write that puts the finalizer back: no write of its own.
+    const since = seen.findIndex((p) => p.metadata.labels?.['operating.podopslifecycle.kusionstack.io/upgrade'] !== undefined);
+    const back = seen.findIndex((p, i) => i > since && p.metadata.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined);
+    assert.ok(since >= 0 && back > since, 'service-available again after the lifecycle');
+    const finalizer = protectionFinalizer('web');
+    assert.ok(seen[back]!.metadata.finalizers?.includes(finalizer), 'with the protection finalizer');
+    assert.ok(!seen[back - 1]!.metadata.finalizers?.includes(finalizer), 'added in the same write');
     const order: IdLabelWord[] = ['operating', 'pre-check', 'pre-checked', 'preparing', 'operate', 'operated', 'post-check', 'post-checked', 'completing'];
     const firstSeen = order.map((word) => seen.findIndex((p) => Object.keys(p.metadata.labels ?? {}).some((k) => parseIdLabelKey(k)?.word === word)));
     assert.ok(firstSeen.every((i) => i >= 0), `every family appeared: ${JSON.stringify(Object.fromEntries(order.map((w, i) => [w, firstSeen[i]])))}`);
