@@ -51,6 +51,21 @@ export default tseslint.config(
       ],
     },
   },
+  // The examples are written as a user of the published package would write them: only its entry points.
+  {
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NOT_SANDBOX,
+            { regex: '^\\.\\./\\.\\./src/(?!(sdk|kube|api|lifecycle)/index\\.ts$)', message: 'Examples import only what the package exports: podops/sdk, podops/runtime, podops/api, podops/lifecycle (src/*/index.ts).' },
+          ],
+        },
+      ],
+    },
+  },
   // The sandbox imports nothing from the rest of src/: no relative import climbs out of src/sandbox.
   ...[1, 2, 3].map((depth) => ({
     files: [`src/sandbox/${'*/'.repeat(depth - 1)}*.ts`],

@@ -2,32 +2,18 @@
 // with the pods behind every Service labelled kusionstack.io/control=true, and cooperates with
 // PodOpsLifecycle the ResourceConsist way:
 //   - it declares itself in each selected pod's expected-finalizers annotation, so the pod does not become
-//     service-available (or finish a lifecycle) before this controller has registered it;
-//   - while lifecycleReady(pod) it holds its protection finalizer and registers the pod, in that order;
+//     service-available (or finish a lifecycle) before this controller holds its finalizer again;
+//   - while lifecycleReady(pod) it holds its protection finalizer and registers the pod, in that order (podops
+//     may mark the pod service-available in the write that adds the finalizer: the finalizer is its word);
 //   - when the pod leaves traffic (readiness gate False, not Ready, deleting) it deregisters the pod first and
 //     drops the finalizer after, which is what lets PodOpsLifecycle move the pod from preparing to operate.
 //   So whenever the load balancer routes to a pod, the pod carries the finalizer.
 // Reconciles are keyed by Service and level-triggered.
 
-import type { Pod, Service } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../src/api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../../src/kube/client.ts';
-import { Controller, keyOf, type Reconciler, type Request, type Result } from '../../src/kube/controller.ts';
-import { Informer } from '../../src/kube/informer.ts';
-import { silentLogger, type Logger } from '../../src/kube/log.ts';
-import { PODS, SERVICES } from '../../src/kube/resources.ts';
-import { isDeleting } from '../../src/lifecycle/pod.ts';
-import { writePod } from '../../src/sdk/write-pod.ts';
-import {
-  addFinalizer,
-  expectedFinalizerKey,
-  lifecycleReady,
-  protectionFinalizer,
-  removeExpectedFinalizers,
-  removeFinalizer,
-  setExpectedFinalizers,
-} from '../../src/sdk/cooperation.ts';
-import type { PodChange } from '../../src/sdk/pod-change.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, type Pod, type Service } from '../../src/api/index.ts';
+import { Controller, Informer, isConflict, isNotFound, keyOf, type KubeClient, type Logger, PODS, type Reconciler, type Request, type Result, SERVICES, silentLogger } from '../../src/kube/index.ts';
+import { isDeleting } from '../../src/lifecycle/index.ts';
+import { addFinalizer, expectedFinalizerKey, lifecycleReady, type PodChange, protectionFinalizer, removeExpectedFinalizers, removeFinalizer, setExpectedFinalizers, writePod } from '../../src/sdk/index.ts';
 import { SimulatedLoadBalancer } from './load-balancer.ts';
 
 const controlled = `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`;

@@ -1,8 +1,7 @@
 // Runs the example cooperation controller: `node examples/load-balancer/main.ts [--kubeconfig PATH]`.
 
 import { parseArgs } from 'node:util';
-import { KubeClient } from '../../src/kube/client.ts';
-import { createLogger } from '../../src/kube/log.ts';
+import { createLogger, KubeClient } from '../../src/kube/index.ts';
 import { startLoadBalancerController } from './load-balancer-controller.ts';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });

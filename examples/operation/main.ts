@@ -3,8 +3,7 @@
 // `podops status`.
 
 import { parseArgs } from 'node:util';
-import { KubeClient } from '../../src/kube/client.ts';
-import { createLogger } from '../../src/kube/log.ts';
+import { createLogger, KubeClient } from '../../src/kube/index.ts';
 import { startRestartController } from './restart-controller.ts';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string' } } });

@@ -3,16 +3,9 @@
 // (the pod is out of traffic and its checks passed), the controller "restarts" it (here it records the token
 // in `podops.example/restarted`, where a real one would restart containers) and finishes the lifecycle.
 
-import type { Pod } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../src/api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../../src/kube/client.ts';
-import { nowNanos } from '../../src/kube/clock.ts';
-import { Controller, keyOf, type Reconciler, type Request, type Result } from '../../src/kube/controller.ts';
-import { Informer } from '../../src/kube/informer.ts';
-import { silentLogger, type Logger } from '../../src/kube/log.ts';
-import { PODS } from '../../src/kube/resources.ts';
-import { writePod } from '../../src/sdk/write-pod.ts';
-import { allowOps, begin, finish, hasLifecycle, isDuringOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, type Pod } from '../../src/api/index.ts';
+import { Controller, Informer, isConflict, isNotFound, keyOf, type KubeClient, type Logger, nowNanos, PODS, type Reconciler, type Request, type Result, silentLogger } from '../../src/kube/index.ts';
+import { allowOps, begin, finish, hasLifecycle, isDuringOps, type LifecycleAdapter, writePod } from '../../src/sdk/index.ts';
 
 export const RESTART_ANNOTATION = 'podops.example/restart';
 export const RESTARTED_ANNOTATION = 'podops.example/restarted';

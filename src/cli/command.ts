@@ -13,9 +13,8 @@ export interface CommandIO {
   signal: AbortSignal;
 }
 
+/** A command's behaviour; its name and summary are in main.ts's table, so that listing them loads no command. */
 export interface Command {
-  name: string;
-  summary: string;
   usage: string;
   /** Returns the process exit code. */
   run(args: string[], io: CommandIO): Promise<number>;
@@ -24,6 +23,12 @@ export interface Command {
 /** A user error: printed as `podops <cmd>: <message>` with exit code 2, no stack trace. */
 export class UsageError extends Error {
   override name = 'UsageError';
+  /** The arguments are malformed: the message points to the command's --help. */
+  readonly seeHelp: boolean;
+  constructor(message: string, options: { seeHelp?: boolean } = {}) {
+    super(message);
+    this.seeHelp = options.seeHelp ?? false;
+  }
 }
 
 /** node:util parseArgs, with its complaints (unknown or malformed options) turned into UsageErrors. */
@@ -31,6 +36,49 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnTy
   try {
     return parseArgs(config);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    if (!String((err as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS_')) throw err;
+    throw new UsageError(argumentComplaint(config) ?? (err as Error).message, { seeHelp: true });
   }
+}
+
+/**
+ * The first argument parseArgs refused, in a sentence of ours: its own messages speak of "positional arguments"
+ * and quote unevenly. Its tokens are checked as its strict mode checks them; should a check of a later Node.js
+ * be missing here, its own message is printed.
+ */
+function argumentComplaint(config: ParseArgsConfig): string | undefined {
+  const options = config.options ?? {};
+  for (const token of parseArgs({ ...config, strict: false, allowPositionals: true, tokens: true }).tokens) {
+    if (token.kind === 'positional' && !config.allowPositionals) return `unexpected argument "${token.value}"`;
+    if (token.kind !== 'option') continue;
+    const { name, rawName, value } = token;
+    const type = options[name]?.type;
+    if (!type) return `unknown option "${rawName}"`;
+    if (type === 'boolean') {
+      if (value !== undefined) return `option ${rawName} takes no value, got "${value}"`;
+    } else if (value === undefined) {
+      return `option ${rawName} needs a value`;
+    } else if (!token.inlineValue && value.length > 1 && value.startsWith('-')) {
+      return `option ${rawName} needs a value, got the option-like "${value}"; write --${name}=${value} if that is the value`;
+    }
+  }
+  return undefined;
+}
+
+/** An option in a command's --help: its flags, and its description (more lines continue it). */
+export type OptionHelp = readonly [flags: string, description: string, ...continued: string[]];
+
+/** Longer flags take a line of their own, so that one long flag does not push every description to the right. */
+const INLINE_FLAGS = 24;
+
+/** The option lines of a --help: every description starts in one column. */
+export function optionsHelp(options: readonly OptionHelp[]): string {
+  const width = Math.max(0, ...options.map(([flags]) => flags.length).filter((length) => length <= INLINE_FLAGS));
+  const indent = ' '.repeat(2 + width + 2);
+  return options
+    .flatMap(([flags, ...description]) => {
+      const lines = description.map((line) => `${indent}${line}`);
+      return flags.length <= width ? [`  ${flags.padEnd(width)}  ${description[0]}`, ...lines.slice(1)] : [`  ${flags}`, ...lines];
+    })
+    .join('\n');
 }

@@ -3,6 +3,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { yamlErrorText } from '../kube/kubeconfig.ts';
 import { UsageError, type CommandIO } from './command.ts';
 
 export async function readSource(source: string, io: CommandIO): Promise<string> {
@@ -29,7 +30,7 @@ export function parseObjects(text: string, source: string): unknown[] {
     const docs = Array.isArray(parsed) ? parsed : [parsed];
     for (const doc of docs) {
       const [error] = doc.errors;
-      if (error) throw new UsageError(`${source} is neither JSON nor YAML: ${error.message.split('\n')[0]}`);
+      if (error) throw new UsageError(`${source}: not YAML or JSON: ${yamlErrorText(error)}`);
     }
     documents = docs.map((doc) => doc.toJS() as unknown).filter((doc) => doc !== null && doc !== undefined);
   }

@@ -1,6 +1,7 @@
 // Flags shared by the commands that talk to a cluster.
 
 import { KubeClient } from '../kube/client.ts';
+import type { OptionHelp } from './command.ts';
 
 export const kubeFlagOptions = {
   kubeconfig: { type: 'string' },
@@ -8,9 +9,11 @@ export const kubeFlagOptions = {
   namespace: { type: 'string', short: 'n' },
 } as const;
 
-export const KUBE_FLAGS_USAGE = `  --kubeconfig PATH   kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)
-  --context NAME      kubeconfig context
-  -n, --namespace NS  namespace (default: the context's, else default)`;
+export const KUBE_FLAGS_HELP: readonly OptionHelp[] = [
+  ['--kubeconfig PATH', 'kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)'],
+  ['--context NAME', 'kubeconfig context'],
+  ['-n, --namespace NS', "namespace (default: the context's, else default)"],
+];
 
 /** A client from the kubeconfig flags, else from the command's environment (`$KUBECONFIG`, `~/.kube/config`). */
 export function clientFromFlags(values: { kubeconfig?: string; context?: string }, env: NodeJS.ProcessEnv): KubeClient {

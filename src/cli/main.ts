@@ -1,28 +1,26 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConnectionError } from '../kube/client.ts';
 import { KubeconfigError } from '../kube/kubeconfig.ts';
 import { UsageError, type Command, type CommandIO } from './command.ts';
-import { inspectCommand } from './commands/inspect.ts';
-import { beginCommand, finishCommand, undoCommand } from './commands/lifecycle-ops.ts';
-import { statusCommand } from './commands/status.ts';
-import { upCommand } from './commands/up.ts';
-import { manifestsCommand } from './commands/manifests.ts';
-import { operatorCommand } from './commands/operator.ts';
-import { rolloutCommand } from './commands/rollout.ts';
-import { sandboxCommand } from './commands/sandbox.ts';
 
-export const commands: readonly Command[] = [
-  upCommand,
-  inspectCommand,
-  statusCommand,
-  beginCommand,
-  finishCommand,
-  undoCommand,
-  rolloutCommand,
-  operatorCommand,
-  manifestsCommand,
-  sandboxCommand,
+/**
+ * The commands, each loaded when it runs: `podops operator` in a pod would otherwise also carry the sandbox,
+ * the demo and every other command in its memory.
+ */
+export const commands: readonly { name: string; summary: string; load: () => Promise<Command> }[] = [
+  { name: 'up', summary: 'run podops on this machine: sandbox cluster, operator, examples and a demo', load: async () => (await import('./commands/up.ts')).upCommand },
+  { name: 'inspect', summary: 'show the lifecycles of a pod (JSON or YAML from a file or stdin)', load: async () => (await import('./commands/inspect.ts')).inspectCommand },
+  { name: 'status', summary: 'list controlled pods with their lifecycle phases and what they wait for', load: async () => (await import('./commands/status.ts')).statusCommand },
+  { name: 'begin', summary: 'begin a lifecycle on a pod (an operation controller in the terminal)', load: async () => (await import('./commands/lifecycle-ops.ts')).beginCommand },
+  { name: 'finish', summary: 'finish a lifecycle once podops allows the operation', load: async () => (await import('./commands/lifecycle-ops.ts')).finishCommand },
+  { name: 'undo', summary: 'cancel a lifecycle in any phase', load: async () => (await import('./commands/lifecycle-ops.ts')).undoCommand },
+  { name: 'rollout', summary: "show the hooks of a workload's rollout, retry its failed hooks, or roll it back", load: async () => (await import('./commands/rollout.ts')).rolloutCommand },
+  { name: 'operator', summary: 'run the operator (controllers and admission webhooks) against a cluster', load: async () => (await import('./commands/operator.ts')).operatorCommand },
+  { name: 'manifests', summary: 'print the Kubernetes objects that install podops', load: async () => (await import('./commands/manifests.ts')).manifestsCommand },
+  { name: 'sandbox', summary: 'run an embedded Kubernetes-compatible API server (for kubectl and the operator)', load: async () => (await import('./commands/sandbox.ts')).sandboxCommand },
 ];
 
 function help(): string {
@@ -31,6 +29,7 @@ function help(): string {
     'podops: graceful, checkable and traceable pod operations for Kubernetes',
     '',
     'Usage: podops <command> [options]',
+    '       podops --version',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -40,17 +39,40 @@ function help(): string {
   ].join('\n');
 }
 
+/** The version in podops' package.json, found upwards of this module: in src/cli/ from source, dist/src/cli/ when built. */
+export function podopsVersion(modulePath = fileURLToPath(import.meta.url)): string {
+  for (let dir = dirname(modulePath); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+    if (pkg.name === 'podops' && typeof pkg.version === 'string') return pkg.version;
+  }
+  throw new Error(`no package.json of podops above ${modulePath}`);
+}
+
+/** The exit code of a failure the user can act on (printed as one line), or undefined for a bug (thrown on). */
+function expectedFailure(err: unknown): number | undefined {
+  if (err instanceof UsageError) return 2;
+  if (err instanceof KubeconfigError || err instanceof ConnectionError) return 1;
+  return undefined;
+}
+
 export async function main(argv: string[], io: CommandIO): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(help());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`podops ${podopsVersion()}\n`);
+    return 0;
+  }
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`podops: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`${command.usage}\n`);
     return 0;
@@ -58,15 +80,11 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`podops ${command.name}: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof KubeconfigError) {
-      io.stderr.write(`podops ${command.name}: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
+    const code = expectedFailure(err);
+    if (code === undefined) throw err;
+    const seeHelp = err instanceof UsageError && err.seeHelp ? ` (see podops ${name} --help)` : '';
+    io.stderr.write(`podops ${name}: ${(err as Error).message}${seeHelp}\n`);
+    return code;
   }
 }
 

@@ -31,6 +31,45 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * No answer from the API server: it could not be reached, or the connection failed before it answered. The
+ * message names the server and the failure in words; `cause` keeps the socket's or TLS's error.
+ */
+export class ConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+  constructor(server: string, reason: string, options?: ErrorOptions) {
+    super(`cannot reach the API server ${server}: ${reason}`, options);
+  }
+}
+
+const UNKNOWN_AUTHORITY = 'TLS certificate signed by an unknown authority';
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed (DNS temporarily unavailable)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNKNOWN_AUTHORITY,
+  UNABLE_TO_GET_ISSUER_CERT: UNKNOWN_AUTHORITY,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNKNOWN_AUTHORITY,
+  SELF_SIGNED_CERT_IN_CHAIN: UNKNOWN_AUTHORITY,
+  DEPTH_ZERO_SELF_SIGNED_CERT: `${UNKNOWN_AUTHORITY} (a self-signed certificate)`,
+  CERT_HAS_EXPIRED: 'TLS certificate has expired',
+  CERT_NOT_YET_VALID: 'TLS certificate is not yet valid',
+};
+
+/** A socket's or TLS's error in words (Node's messages name syscalls and OpenSSL functions). */
+function networkFailure(err: NodeJS.ErrnoException & { reason?: string }): string {
+  const known = NETWORK_FAILURES[err.code ?? ''];
+  if (known) return known;
+  if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `TLS certificate does not match the host name (${err.reason})`;
+  const openssl = /SSL routines:[^:]*:([^:]+)/.exec(err.message)?.[1];
+  if (openssl) return `TLS handshake failed: ${openssl}${openssl === 'wrong version number' ? ' (does the server speak plain http?)' : ''}`;
+  return err.message;
+}
+
 export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
 export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
@@ -201,6 +240,16 @@ export class KubeClient {
     return this.#connection.server.toString();
   }
 
+  /** A failure of the connection as a ConnectionError; an abort the caller asked for stays an AbortError. */
+  #connectionError(err: unknown): unknown {
+    if (!(err instanceof Error) || err.name === 'AbortError' || err instanceof ConnectionError) return err;
+    return new ConnectionError(this.#serverName(), networkFailure(err), { cause: err });
+  }
+
+  #serverName(): string {
+    return this.server.replace(/\/$/, '');
+  }
+
   close(): void {
     this.#connection.close();
   }
@@ -225,9 +274,10 @@ export class KubeClient {
         resolve(response);
       });
       if (req.timeoutMs !== 0) {
-        request.setTimeout(req.timeoutMs ?? this.#timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: timed out after ${req.timeoutMs ?? this.#timeoutMs} ms`)));
+        const ms = req.timeoutMs ?? this.#timeoutMs;
+        request.setTimeout(ms, () => request.destroy(new ConnectionError(this.#serverName(), `timed out (no answer to ${req.method} ${req.path} within ${ms} ms)`)));
       }
-      request.on('error', reject);
+      request.on('error', (err) => reject(this.#connectionError(err)));
       request.end(body);
     });
   }
@@ -236,7 +286,11 @@ export class KubeClient {
   async request<T>(req: HttpRequest): Promise<T> {
     const response = await this.#send(req);
     const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+    } catch (err) {
+      throw this.#connectionError(err);
+    }
     const text = Buffer.concat(chunks).toString('utf8');
     const code = response.statusCode ?? 0;
     if (code < 200 || code >= 300) throw new ApiError(code, parseStatus(text, code), `${req.method} ${req.path}`);

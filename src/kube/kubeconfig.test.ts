@@ -118,7 +118,7 @@ current-context: files
   test('errors name what is wrong', () => {
     const throwsKubeconfig = (fn: () => unknown, message: RegExp): void => assert.throws(fn, (err: unknown) => err instanceof KubeconfigError && message.test(err.message));
     throwsKubeconfig(() => readKubeconfigFile(join(dir, 'missing.yaml')), /^cannot read kubeconfig .*missing\.yaml: ENOENT$/);
-    throwsKubeconfig(() => parseKubeconfig('bad.yaml', 'clusters: [unclosed', dir), /^invalid kubeconfig bad\.yaml: /);
+    throwsKubeconfig(() => parseKubeconfig('bad.yaml', 'clusters: [unclosed', dir), /^invalid kubeconfig bad\.yaml: Flow sequence in block collection must be sufficiently indented and end with a \] \(line 1, column 20\)$/);
     throwsKubeconfig(() => parseKubeconfig('list.yaml', '- a\n- b\n', dir), /expected a mapping/);
     throwsKubeconfig(() => parseKubeconfig('x', 'clusters: [{cluster: {server: "https://x"}}]', dir), /clusters\[0\] has no name/);
     throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config({ current: '' }), dir)), /no current-context/);
@@ -128,6 +128,17 @@ current-context: files
     const gcp = 'clusters: [{name: c, cluster: {server: "https://x"}}]\nusers: [{name: u, user: {auth-provider: {name: gcp}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n';
     throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', gcp, dir)), /auth-provider "gcp", which podops does not support; use an exec credential plugin/);
     throwsKubeconfig(() => loadDefaultAccess({ HOME: dir }), /^no kubeconfig: KUBECONFIG is not set and .*\.kube\/config does not exist; pass --kubeconfig$/);
+  });
+
+  test('a file that defines no cluster and no context is not a kubeconfig; beside one that does, it adds nothing', () => {
+    const notKubeconfig = (path: string): RegExp => new RegExp(`^${path.replaceAll('.', '\\.')} is not a kubeconfig: it defines no clusters and no contexts$`);
+    for (const content of ['', 'foo: bar\n', 'users: [{name: u, user: {token: t}}]\n']) {
+      const path = file('not-a-kubeconfig.yaml', content);
+      assert.throws(() => accessFromKubeconfig(readKubeconfigFile(path)), (err: unknown) => err instanceof KubeconfigError && notKubeconfig(path).test(err.message));
+    }
+    const empty = file('empty.yaml', '');
+    assert.throws(() => loadDefaultAccess({ KUBECONFIG: [empty, empty].join(delimiter) }), (err: unknown) => err instanceof KubeconfigError && notKubeconfig([empty, empty].join(delimiter)).test(err.message));
+    assert.equal(loadDefaultAccess({ KUBECONFIG: [empty, file('real.yaml', config())].join(delimiter) }).server.host, '10.0.0.1:6443');
   });
 });
 

@@ -10,12 +10,14 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
 
 type Entry = Record<string, unknown>;
 
 /** A kubeconfig's named entries and current context, with every file path made absolute. */
 export interface Kubeconfig {
+  /** The file it was read from, for errors; merged files are listed as in $KUBECONFIG. */
+  source: string;
   clusters: Map<string, Entry>;
   users: Map<string, Entry>;
   contexts: Map<string, Entry>;
@@ -35,6 +37,14 @@ export class KubeconfigError extends Error {
   override readonly name = 'KubeconfigError';
 }
 
+/** A YAML error on one line: its message and position, without the code frame the yaml library appends. */
+export function yamlErrorText(err: unknown): string {
+  if (!(err instanceof YAMLError) || !err.linePos) return (err as Error).message;
+  const { line, col } = err.linePos[0];
+  const position = ` at line ${line}, column ${col}`;
+  return `${err.message.slice(0, err.message.indexOf(position))} (line ${line}, column ${col})`;
+}
+
 const isEntry = (v: unknown): v is Entry => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -49,7 +59,7 @@ export function parseKubeconfig(source: string, yamlText: string, baseDir: strin
   try {
     doc = parseYaml(yamlText);
   } catch (err) {
-    throw new KubeconfigError(`invalid kubeconfig ${source}: ${(err as Error).message}`);
+    throw new KubeconfigError(`invalid kubeconfig ${source}: ${yamlErrorText(err)}`);
   }
   if (doc === null || doc === undefined) doc = {};
   if (!isEntry(doc)) throw new KubeconfigError(`invalid kubeconfig ${source}: expected a mapping at the top level`);
@@ -78,6 +88,7 @@ export function parseKubeconfig(source: string, yamlText: string, baseDir: strin
     return out;
   };
   return {
+    source,
     clusters: named('clusters', 'cluster'),
     users: named('users', 'user'),
     contexts: named('contexts', 'context'),
@@ -87,7 +98,7 @@ export function parseKubeconfig(source: string, yamlText: string, baseDir: strin
 
 /** Merges kubeconfigs as kubectl does: the first to define a name, and the first current-context, win. */
 export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
-  const merged: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map(), currentContext: undefined };
+  const merged: Kubeconfig = { source: configs.map((c) => c.source).join(delimiter), clusters: new Map(), users: new Map(), contexts: new Map(), currentContext: undefined };
   for (const config of configs) {
     for (const kind of ['clusters', 'users', 'contexts'] as const) {
       for (const [name, entry] of config[kind]) if (!merged[kind].has(name)) merged[kind].set(name, entry);
@@ -109,6 +120,9 @@ export function readKubeconfigFile(path: string): Kubeconfig {
 
 /** The context's cluster and user, as a ClusterAccess. */
 export function accessFromKubeconfig(config: Kubeconfig, contextName?: string): ClusterAccess {
+  // An empty file or some other YAML (a manifest, a values file) given for a kubeconfig: say so, rather than
+  // that it lacks a current-context.
+  if (config.clusters.size === 0 && config.contexts.size === 0) throw new KubeconfigError(`${config.source} is not a kubeconfig: it defines no clusters and no contexts`);
   const name = contextName ?? config.currentContext;
   if (!name) throw new KubeconfigError('the kubeconfig has no current-context; pass --context or set one (kubectl config use-context NAME)');
   const context = config.contexts.get(name);

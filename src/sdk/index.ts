@@ -2,6 +2,8 @@
 // cooperation controllers (protection finalizers, expected finalizers, lifecycleReady).
 export * from './pod-change.ts';
 export * from './writer.ts';
+export * from './write-pod.ts';
+export * from './kube-writer.ts';
 export * from './operation.ts';
 export * from './operation-client.ts';
 export * from './cooperation.ts';

@@ -74,12 +74,12 @@ describe('podops inspect', () => {
 
   const failures: [string, string[], string, RegExp][] = [
     ['empty input', ['inspect', '-'], '', /^podops inspect: stdin is empty: expected Kubernetes objects as JSON or YAML\n$/],
-    ['not JSON or YAML', ['inspect', '-'], 'kind: Pod\n  bad: [', /^podops inspect: stdin is neither JSON nor YAML: /],
+    ['not JSON or YAML', ['inspect', '-'], '# podops\n\nA paragraph that wraps\nonto a second line: with a colon.\n', /^podops inspect: stdin: not YAML or JSON: Implicit keys need to be on a single line \(line 3, column 1\)\n$/],
     ['another kind', ['inspect', '-'], '{"kind":"Service","metadata":{}}', /^podops inspect: stdin: expected a Pod, got kind "Service"\n$/],
     ['no metadata', ['inspect', '-'], '{"kind":"Pod"}', /^podops inspect: stdin: not a Pod: metadata is missing\n$/],
     ['labels not strings', ['inspect', '-'], '{"metadata":{"labels":{"a":1}}}', /^podops inspect: stdin: metadata.labels must map strings to strings\n$/],
     ['a missing file', ['inspect', '/nonexistent/pod.yaml'], '', /^podops inspect: cannot read \/nonexistent\/pod\.yaml: ENOENT\n$/],
-    ['an unknown flag', ['inspect', '--bogus'], '', /^podops inspect: Unknown option '--bogus'/],
+    ['an unknown flag', ['inspect', '--bogus'], '', /^podops inspect: unknown option "--bogus" \(see podops inspect --help\)\n$/],
   ];
   for (const [name, args, stdin, message] of failures) {
     test(`bad input (${name}) exits 2 with a clear message`, async () => {

@@ -2,7 +2,7 @@
 
 import type { Pod } from '../../api/kube.ts';
 import { explainPod } from '../../lifecycle/explain.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { parseObjects, readSource } from '../input.ts';
 import { formatPodReport, reportJson } from '../pod-report-text.ts';
 
@@ -12,7 +12,10 @@ Prints each PodOpsLifecycle of a pod: its ID, operation type, phase, timeline, a
 Reads a Pod (or a List of pods) as JSON or YAML from FILE, or from stdin with "-" (the default):
 
   kubectl get pod web-0 -o json | podops inspect -
-  kubectl get pods -l kusionstack.io/control=true -o yaml | podops inspect`;
+  kubectl get pods -l kusionstack.io/control=true -o yaml | podops inspect
+
+Options:
+${optionsHelp([['-o, --output FORMAT', 'text (default) or json']])}`;
 
 const isStringMap = (value: unknown): boolean =>
   value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'));
@@ -39,8 +42,6 @@ export function asPod(object: unknown, where: string): Pod {
 }
 
 export const inspectCommand: Command = {
-  name: 'inspect',
-  summary: 'show the lifecycles of a pod (JSON or YAML from a file or stdin)',
   usage,
   async run(args, io) {
     const parsed = parseCommandArgs({ args, allowPositionals: true, options: { output: { type: 'string', short: 'o', default: 'text' } } });

@@ -10,32 +10,34 @@ import { explainPod } from '../../lifecycle/explain.ts';
 import { podWriterFor } from '../../sdk/kube-writer.ts';
 import { OperationClient } from '../../sdk/operation-client.ts';
 import { allowOps, hasLifecycle, lifecycleIdFor, OperationTypeConflictError, type LifecycleAdapter } from '../../sdk/operation.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
-import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 
 type Verb = 'begin' | 'finish' | 'undo';
 
-const summaries: Record<Verb, string> = {
-  begin: 'begin a lifecycle on a pod (an operation controller in the terminal)',
-  finish: 'finish a lifecycle once podops allows the operation',
-  undo: 'cancel a lifecycle in any phase',
+const descriptions: Record<Verb, string> = {
+  begin: 'Begins a lifecycle on a pod (an operation controller in the terminal).',
+  finish: 'Finishes a lifecycle once podops allows the operation.',
+  undo: 'Cancels a lifecycle in any phase.',
 };
 
 function usageOf(verb: Verb): string {
   return `Usage: podops ${verb} POD --id ID --type TYPE [options]
 
-${summaries[verb][0]!.toUpperCase()}${summaries[verb].slice(1)}.
+${descriptions[verb]}
 
 Options:
-  --id ID              the lifecycle ID (a label name of at most 63 characters)
-  --type TYPE          the operation type, e.g. update, restart
-${verb === 'begin' ? '  --allow-multi-type   allow another lifecycle of the same type on the pod\n' : ''}${verb === 'finish' ? '  --force              finish even if podops has not allowed the operation yet\n' : ''}${KUBE_FLAGS_USAGE}`;
+${optionsHelp([
+  ['--id ID', 'the lifecycle ID (a label name of at most 63 characters)'],
+  ['--type TYPE', 'the operation type, e.g. update, restart'],
+  ...(verb === 'begin' ? [['--allow-multi-type', 'allow another lifecycle of the same type on the pod'] as const] : []),
+  ...(verb === 'finish' ? [['--force', 'finish even if podops has not allowed the operation yet'] as const] : []),
+  ...KUBE_FLAGS_HELP,
+])}`;
 }
 
 function lifecycleCommand(verb: Verb): Command {
   return {
-    name: verb,
-    summary: summaries[verb],
     usage: usageOf(verb),
     async run(args, io) {
       const parsed = parseCommandArgs({

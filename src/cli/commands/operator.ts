@@ -7,39 +7,36 @@ import { createLogger } from '../../kube/log.ts';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { startOperator } from '../../operator/operator.ts';
 import type { ClientAuthentication } from '../../webhook/server.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops operator [options]
 
 Runs the PodOpsLifecycle controllers and admission webhooks.
 
 Options:
-  --kubeconfig PATH                  kubeconfig to use (default: in-cluster config, else $KUBECONFIG / ~/.kube/config)
-  --context NAME                     kubeconfig context
-  --namespace NS                     namespace of the leader-election Lease and the certificate Secret
-                                     (default: $POD_NAMESPACE, else podops-system)
-  --leader-elect                     elect a leader among replicas (Lease podops-leader)
-  --leader-elect-lease-duration D    how long a silent leader keeps the lease (default 15s)
-  --leader-elect-renew-deadline D    how long the leader keeps trying to renew before stepping down (default 10s)
-  --leader-elect-retry-period D      between attempts to acquire or renew (default 2s)
-  --feature-gates LIST               e.g. GraceDeleteWebhook=true
-  --webhook-host HOST                address the webhook server binds (default 0.0.0.0)
-  --webhook-port PORT                webhook server port (default 9443)
-  --cert-dir DIR                     serve tls.crt/tls.key from DIR (reloaded on change) instead of self-managed certificates
-  --webhook-hosts LIST               DNS names/IPs of the self-managed certificate
-                                     (default podops-webhook.<namespace>.svc and .svc.cluster.local)
-  --webhook-secret NAME              Secret holding the self-managed certificates (default podops-webhook-certs)
-  --webhook-client-ca-file PATH      serve only callers whose client certificate this CA bundle signed: the
-                                     API server's, configured with its --admission-control-config-file
-  --webhook-client-names LIST        with --webhook-client-ca-file: the accepted common names or DNS names
-                                     of that certificate (default: any the CA signed)
-  --metrics-bind-address ADDR        Prometheus metrics (default :8080; 0 to disable)
-  --health-probe-bind-address ADDR   /healthz and /readyz (default :8081; 0 to disable)
-  --log-level LEVEL                  debug, info, warn, error (default info)
+${optionsHelp([
+  ['--kubeconfig PATH', 'kubeconfig to use (default: in-cluster config, else $KUBECONFIG / ~/.kube/config)'],
+  ['--context NAME', 'kubeconfig context'],
+  ['--namespace NS', 'namespace of the leader-election Lease and the certificate Secret', '(default: $POD_NAMESPACE, else podops-system)'],
+  ['--leader-elect', 'elect a leader among replicas (Lease podops-leader)'],
+  ['--leader-elect-lease-duration D', 'how long a silent leader keeps the lease (default 15s)'],
+  ['--leader-elect-renew-deadline D', 'how long the leader keeps trying to renew before stepping down (default 10s)'],
+  ['--leader-elect-retry-period D', 'the wait between attempts to acquire or renew the lease (default 2s)'],
+  ['--feature-gates LIST', 'feature gates as NAME=true|false pairs, e.g. GraceDeleteWebhook=true'],
+  ['--webhook-host HOST', 'address the webhook server binds (default 0.0.0.0)'],
+  ['--webhook-port PORT', 'webhook server port (default 9443)'],
+  ['--cert-dir DIR', 'serve tls.crt/tls.key from DIR (reloaded on change) instead of self-managed certificates'],
+  ['--webhook-hosts LIST', 'DNS names/IPs of the self-managed certificate', '(default podops-webhook.<namespace>.svc and .svc.cluster.local)'],
+  ['--webhook-secret NAME', 'Secret holding the self-managed certificates (default podops-webhook-certs)'],
+  ['--webhook-client-ca-file PATH', "serve only callers whose client certificate this CA bundle signed: the API server's,", 'configured with its --admission-control-config-file'],
+  ['--webhook-client-names LIST', 'with --webhook-client-ca-file: the accepted common names or DNS names of that', 'certificate (default: any the CA signed)'],
+  ['--metrics-bind-address ADDR', 'serve Prometheus metrics on ADDR (default :8080; 0 to disable)'],
+  ['--health-probe-bind-address ADDR', 'serve /healthz and /readyz on ADDR (default :8081; 0 to disable)'],
+  ['--log-level LEVEL', 'the least severe level logged: debug, info, warn or error (default info)'],
+])}
 
 Environment:
-  SKIP_POD_TRANSITION_RULES          comma list of rule types every PodTransitionRule ignores
-                                     (availablePolicy, labelCheck, webhook)`;
+${optionsHelp([['SKIP_POD_TRANSITION_RULES', 'comma list of rule types every PodTransitionRule ignores', '(availablePolicy, labelCheck, webhook)']])}`;
 
 /** Go-style durations as controller-runtime's flags take them: `500ms`, `15s`, `1m`. */
 function durationFlag(flag: string, value: string): number {
@@ -70,8 +67,6 @@ async function readClientAuthentication(caFile: string | undefined, names: strin
 }
 
 export const operatorCommand: Command = {
-  name: 'operator',
-  summary: 'run the operator (controllers and admission webhooks) against a cluster',
   usage,
   async run(args, io) {
     const { values } = parseCommandArgs({

@@ -9,8 +9,8 @@ import { WORKLOAD_TYPES } from '../../controllers/rollout-controller.ts';
 import type { ControllerRevision, ReplicaSetLike } from '../../rollout/observe.ts';
 import { normalizedTemplate, sameTemplate, templateOf, type Json, type Workload } from '../../rollout/workload.ts';
 import { rolloutReport } from '../../rollout/report.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
-import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 
 const usage = `Usage: podops rollout status KIND/NAME [options]
        podops rollout retry KIND/NAME [--hook NAME] [options]
@@ -23,10 +23,12 @@ undo:   rolls the workload back to its previous revision (or --to-revision N), a
         also while podops holds a Deployment paused (which kubectl refuses): a ROLLBACK whose hooks run.
 
 Options:
-${KUBE_FLAGS_USAGE}
-  --hook NAME         (retry) the hook to run again (default: every failed hook)
-  --to-revision N     (undo) the revision to go back to (default: the one before the current)
-  -o, --output FORMAT (status) text (default) or json`;
+${optionsHelp([
+  ...KUBE_FLAGS_HELP,
+  ['--hook NAME', 'retry: the hook to run again (default: every failed hook)'],
+  ['--to-revision N', 'undo: the revision to go back to (default: the one before the current)'],
+  ['-o, --output FORMAT', 'status: text (default) or json'],
+])}`;
 
 const KIND_ALIASES: Record<string, WorkloadKind> = {
   deployment: 'Deployment',
@@ -75,8 +77,6 @@ async function undo(client: KubeClient, kind: WorkloadKind, namespace: string, n
 }
 
 export const rolloutCommand: Command = {
-  name: 'rollout',
-  summary: 'show the hooks of a workload\'s rollout, or retry its failed hooks',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs({

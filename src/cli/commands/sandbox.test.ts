@@ -48,7 +48,7 @@ test('podops sandbox rejects bad flags with a UsageError', async () => {
   const { io } = fakeIO(new AbortController().signal);
   await assert.rejects(sandboxCommand.run(['--port', 'abc'], io), (err: unknown) => err instanceof UsageError && /--port must be a number/.test(err.message));
   await assert.rejects(sandboxCommand.run(['--port', '70000'], io), UsageError);
-  await assert.rejects(sandboxCommand.run(['--nope'], io), (err: unknown) => err instanceof UsageError && /Unknown option '--nope'/.test(err.message));
+  await assert.rejects(sandboxCommand.run(['--nope'], io), (err: unknown) => err instanceof UsageError && err.message === 'unknown option "--nope"' && err.seeHelp);
   await assert.rejects(sandboxCommand.run(['extra'], io), UsageError);
 });
 

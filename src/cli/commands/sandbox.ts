@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { startSandbox, type ApiServerFeatureGates as FeatureGates } from '../../sandbox/index.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
@@ -13,17 +13,20 @@ const usage = `Usage: podops sandbox [--port N] [--kubeconfig PATH] [--tls] [--n
 Runs an in-memory Kubernetes-compatible API server on 127.0.0.1 until Ctrl-C, with a simulated cluster
 around it: nodes with a scheduler and kubelets, and the workload and endpoint controllers.
 
-  --port N           port to listen on (default: a free port)
-  --kubeconfig PATH  where to write the kubeconfig (default: ${defaultKubeconfig})
-  --tls              serve HTTPS with a generated CA (written into the kubeconfig)
-  --nodes N          simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)
-  --feature-gates LIST
-                     Kubernetes feature gates as NAME=true|false pairs, comma-separated; the sandbox
-                     knows MaxUnavailableStatefulSet (off by default, as in v1.32)
-  --admission-control-config-file PATH
-                     an AdmissionConfiguration (apiserver.config.k8s.io/v1) whose webhook plugins name
-                     kubeconfigs with the client certificates presented to admission webhooks, as
-                     kube-apiserver's flag`;
+Options:
+${optionsHelp([
+  ['--port N', 'port to listen on (default: a free port)'],
+  ['--kubeconfig PATH', `where to write the kubeconfig (default: ${defaultKubeconfig})`],
+  ['--tls', 'serve HTTPS with a generated CA (written into the kubeconfig)'],
+  ['--nodes N', 'simulated nodes (default 3); 0 runs the API server alone (no kubelet, no controllers)'],
+  ['--feature-gates LIST', 'Kubernetes feature gates as NAME=true|false pairs, comma-separated; the sandbox', 'knows MaxUnavailableStatefulSet (off by default, as in v1.32)'],
+  [
+    '--admission-control-config-file PATH',
+    'an AdmissionConfiguration (apiserver.config.k8s.io/v1) whose webhook plugins name',
+    'kubeconfigs with the client certificates presented to admission webhooks, as',
+    "kube-apiserver's flag",
+  ],
+])}`;
 
 const knownGates: readonly (keyof FeatureGates)[] = ['MaxUnavailableStatefulSet'];
 
@@ -47,8 +50,6 @@ function parsePort(text: string | undefined): number {
 }
 
 export const sandboxCommand: Command = {
-  name: 'sandbox',
-  summary: 'run an embedded Kubernetes-compatible API server (for kubectl and the operator)',
   usage,
   async run(args, io) {
     const { values } = parseCommandArgs({

@@ -8,8 +8,8 @@ import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import { rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
 import { explainPod, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
-import { KUBE_FLAGS_USAGE, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 import { reportJson } from '../pod-report-text.ts';
 
 const usage = `Usage: podops status [options]
@@ -18,9 +18,7 @@ Lists the pods under PodOpsLifecycle (label ${CONTROL_LABEL}=${CONTROL_LABEL_VAL
 lifecycle, the time spent in it, and what it waits for.
 
 Options:
-${KUBE_FLAGS_USAGE}
-  -A, --all-namespaces  every namespace
-  -o, --output FORMAT   text (default) or json`;
+${optionsHelp([...KUBE_FLAGS_HELP, ['-A, --all-namespaces', 'every namespace'], ['-o, --output FORMAT', 'text (default) or json']])}`;
 
 function rows(reports: PodReport[], nowMs: number, allNamespaces: boolean): string {
   const now = nanosFromMillis(nowMs);
@@ -35,8 +33,6 @@ function rows(reports: PodReport[], nowMs: number, allNamespaces: boolean): stri
 }
 
 export const statusCommand: Command = {
-  name: 'status',
-  summary: 'list controlled pods with their lifecycle phases and what they wait for',
   usage,
   async run(args, io) {
     const { values } = parseCommandArgs({

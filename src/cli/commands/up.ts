@@ -2,7 +2,7 @@
 
 import { resolve } from 'node:path';
 import { createLogger } from '../../kube/log.ts';
-import { UsageError, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
 
 const usage = `Usage: podops up [options]
@@ -12,11 +12,13 @@ webhooks, an example load-balancer controller and an example operation controlle
 Deployment of 3 controlled pods behind a controlled Service, with rollout hooks. Runs until Ctrl-C.
 
 Options:
-  --port N            API server port (default: a free one)
-  --kubeconfig PATH   where to write the kubeconfig (default .podops/kubeconfig)
-  --no-demo           skip the demo Deployment
-  --start-delay MS    simulated container start time (default 1000)
-  --log-level LEVEL   operator logs on stderr (default warn)`;
+${optionsHelp([
+  ['--port N', 'API server port (default: a free one)'],
+  ['--kubeconfig PATH', 'where to write the kubeconfig (default .podops/kubeconfig)'],
+  ['--no-demo', 'skip the demo Deployment'],
+  ['--start-delay MS', 'simulated container start time (default 1000)'],
+  ['--log-level LEVEL', 'operator logs on stderr (default warn)'],
+])}`;
 
 function tour(kubeconfig: string, apiServer: string, webhook: string): string {
   const n = DEMO_NAMESPACE;
@@ -29,7 +31,7 @@ podops is up.
   export KUBECONFIG=${kubeconfig}
 
 Try:
-  kubectl get pods -n ${n} -w                                  # the demo pods (traffic on/off is printed here)
+  kubectl get pods -n ${n} -w                                  # the demo pods; traffic on/off lines print in this terminal
   podops status -n ${n}                                        # each pod's lifecycle and what it waits for
   kubectl delete pod -n ${n} <pod>                             # GraceDelete: denied, then deleted once out of traffic
   podops begin <pod> -n ${n} --id upgrade --type update        # start an operation by hand...
@@ -48,8 +50,6 @@ Ctrl-C stops everything.
 }
 
 export const upCommand: Command = {
-  name: 'up',
-  summary: 'run podops on this machine: sandbox cluster, operator, examples and a demo',
   usage,
   async run(args, io) {
     const { values } = parseCommandArgs({

@@ -1,0 +1,152 @@
+// What a new user sees when something is wrong: one line naming the command and the problem, no stack trace,
+// exit code 1 for a cluster that cannot be used and 2 for malformed arguments.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ConnectionError, KubeClient } from '../../src/kube/client.ts';
+import { PODS } from '../../src/kube/resources.ts';
+import { runCli } from '../support/cli.ts';
+import { localCertificates } from '../support/tls.ts';
+import { freePort } from '../support/wait.ts';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'podops-cli-errors-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+const file = async (name: string, content: string): Promise<string> => {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+};
+
+const kubeconfigText = (server: string, cluster: Record<string, string> = {}): string =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server, ...cluster } }],
+    users: [{ name: 'u', user: { token: 't' } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  });
+
+const listening = async <T extends Server>(server: T): Promise<T & { port: number }> => {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return Object.assign(server, { port: (server.address() as AddressInfo).port });
+};
+
+describe('an API server podops cannot use: which server, and why, in words', () => {
+  const servers: Server[] = [];
+  after(() => servers.forEach((s) => s.close()));
+  const pki = localCertificates(['127.0.0.1']);
+  const otherPki = localCertificates(['127.0.0.1']);
+  const httpsServer = async (): Promise<number> => {
+    const { serving } = await pki;
+    const server = await listening(createHttpsServer({ cert: serving.cert, key: serving.key }, (_req, res) => res.end('{}')));
+    servers.push(server);
+    return server.port;
+  };
+
+  const cases: [string, () => Promise<{ server: string; cluster?: Record<string, string> }>, string][] = [
+    ['nothing listens', async () => ({ server: `https://127.0.0.1:${await freePort()}` }), 'connection refused'],
+    ['a host name that does not resolve', async () => ({ server: 'https://podops-test.invalid:6443' }), '(host not found|host name lookup failed \\(DNS temporarily unavailable\\))'],
+    [
+      'the connection is closed before an answer',
+      async () => {
+        const server = await listening(createServer((socket) => socket.destroy()));
+        servers.push(server);
+        return { server: `https://127.0.0.1:${server.port}` };
+      },
+      'connection reset',
+    ],
+    [
+      'a certificate another CA signed',
+      async () => ({ server: `https://127.0.0.1:${await httpsServer()}`, cluster: { 'certificate-authority-data': Buffer.from((await otherPki).ca.cert).toString('base64') } }),
+      'TLS certificate signed by an unknown authority',
+    ],
+    [
+      'a certificate for another host',
+      async () => ({
+        server: `https://127.0.0.1:${await httpsServer()}`,
+        cluster: { 'certificate-authority-data': Buffer.from((await pki).ca.cert).toString('base64'), 'tls-server-name': 'api.example.com' },
+      }),
+      'TLS certificate does not match the host name \\(Host: api\\.example\\.com\\. is not [^\\n]*\\)',
+    ],
+  ];
+  for (const [name, start, reason] of cases) {
+    test(name, async () => {
+      const { server, cluster } = await start();
+      const kubeconfig = await file('kubeconfig', kubeconfigText(server, cluster));
+      for (const args of [['status', '-n', 'demo'], ['begin', 'web-0', '--id', 'up', '--type', 'update']]) {
+        const result = await runCli([...args, '--kubeconfig', kubeconfig]);
+        const pattern = new RegExp(`^podops ${args[0]}: cannot reach the API server ${server.replaceAll('.', '\\.')}: ${reason}\\n$`);
+        assert.match(result.stderr, pattern);
+        assert.equal(result.code, 1);
+        assert.equal(result.stdout, '');
+      }
+    });
+  }
+
+  test('the client keeps the cause for logs, says which request timed out, and leaves an abort an AbortError', async () => {
+    const silent = await listening(createServer(() => {}));
+    servers.push(silent);
+    const server = `http://127.0.0.1:${silent.port}`;
+    const client = KubeClient.fromKubeconfigText(kubeconfigText(server), { timeoutMs: 100 });
+    try {
+      await assert.rejects(client.get(PODS, 'demo', 'web-0'), (err: unknown) => {
+        assert.ok(err instanceof ConnectionError);
+        assert.equal(err.message, `cannot reach the API server ${server}: timed out (no answer to GET /api/v1/namespaces/demo/pods/web-0 within 100 ms)`);
+        return true;
+      });
+      const refused = KubeClient.fromKubeconfigText(kubeconfigText(`http://127.0.0.1:${await freePort()}`));
+      await assert.rejects(refused.get(PODS, 'demo', 'web-0'), (err: unknown) => err instanceof ConnectionError && (err.cause as NodeJS.ErrnoException).code === 'ECONNREFUSED');
+      refused.close();
+      await assert.rejects(client.get(PODS, 'demo', 'web-0', AbortSignal.timeout(20)), { name: 'AbortError' });
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('a file that is not a usable kubeconfig', () => {
+  const cases: [string, () => Promise<string>, (path: string) => string][] = [
+    ['an empty file', async () => '/dev/null', () => '/dev/null is not a kubeconfig: it defines no clusters and no contexts'],
+    ['some other YAML', () => file('values.yaml', 'foo: bar\n'), (path) => `${path} is not a kubeconfig: it defines no clusters and no contexts`],
+    [
+      'broken YAML',
+      () => file('broken.yaml', 'clusters: [unclosed\n'),
+      (path) => `invalid kubeconfig ${path}: Flow sequence in block collection must be sufficiently indented and end with a ] (line 2, column 1)`,
+    ],
+  ];
+  for (const [name, make, message] of cases) {
+    test(`${name}: one line saying so`, async () => {
+      const path = await make();
+      const result = await runCli(['status', '--kubeconfig', path]);
+      assert.deepEqual(result, { code: 1, stdout: '', stderr: `podops status: ${message(path)}\n` });
+    });
+  }
+});
+
+describe('malformed arguments', () => {
+  const cases: [string[], string][] = [
+    [['status', '--bogus'], 'unknown option "--bogus"'],
+    [['inspect', '--bogus'], 'unknown option "--bogus"'],
+    [['status', '-x'], 'unknown option "-x"'],
+    [['status', '-o'], 'option -o needs a value'],
+    [['status', '--output', '-A'], 'option --output needs a value, got the option-like "-A"; write --output=-A if that is the value'],
+    [['status', '--all-namespaces=yes'], 'option --all-namespaces takes no value, got "yes"'],
+    [['manifests', 'extra'], 'unexpected argument "extra"'],
+    [['sandbox', 'extra'], 'unexpected argument "extra"'],
+  ];
+  for (const [args, message] of cases) {
+    test(`podops ${args.join(' ')}: ${message}`, async () => {
+      assert.deepEqual(await runCli(args), { code: 2, stdout: '', stderr: `podops ${args[0]}: ${message} (see podops ${args[0]} --help)\n` });
+    });
+  }
+});
