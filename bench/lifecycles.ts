@@ -45,6 +45,9 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
   const server = await startServerProcess({ recordWrites: 1_000_000, simulation: { nodes, kubelet: { startDelayMs: 0, gracePeriodCapMs: 0 } } });
   const client = KubeClient.fromKubeconfigText(server.kubeconfig);
   const stop = new AbortController();
+  /** The cooperation and operation controllers: stopped before the floor, which measures the admission chain alone. */
+  const actors = new AbortController();
+  stop.signal.addEventListener('abort', () => actors.abort());
   try {
     for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
     for (const name of [OPERATOR_NAMESPACE, 'bench']) await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -69,7 +72,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       stop.signal,
     );
     await registerWebhooks(client, await operator.webhookAddress);
-    const lb = startLoadBalancerController(client, stop.signal);
+    const lb = startLoadBalancerController(client, actors.signal);
 
     // The operation controller of the benchmark: finishes each lifecycle as soon as podops allows it.
     const pods = new Informer<Pod>({ client, type: PODS, namespace: 'bench' });
@@ -85,8 +88,8 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       },
     });
     pods.addHandler({ onUpdate: (_p, pod) => driver.enqueue(keyOf(pod.metadata.namespace, pod.metadata.name ?? '')) });
-    void pods.run(stop.signal);
-    void driver.run(stop.signal);
+    void pods.run(actors.signal);
+    void driver.run(actors.signal);
 
     /** `work(0..count-1)`, 16 at a time. */
     const inParallel = async (work: (i: number) => Promise<unknown>, count = podCount): Promise<void> => {
@@ -115,6 +118,9 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
 
     // The floor: the same number of pod writes (label patches, so the mutating and validating webhooks judge
     // each) from one client, 16 in flight, as the lifecycles' writers together keep at most about that many.
+    // The load balancer and the operation controller are stopped first: their reactions are not the chain's.
+    actors.abort();
+    await sleep(200);
     const floorWrites = after.total - before.total;
     const floorStart = performance.now();
     await inParallel((i) => client.patch(PODS, 'bench', `pod-${i % podCount}`, 'merge', { metadata: { labels: { 'bench.podops.io/floor': String(i) } } }), floorWrites);

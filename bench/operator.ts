@@ -10,9 +10,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { KubeClient, type KubeObject } from '../src/kube/client.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS } from '../src/kube/resources.ts';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
+import { rolloutLifecycleCRD } from '../src/api/rolloutlifecycle.ts';
 import { realisticPod } from './lifecycle.ts';
 import { printTable } from './measure.ts';
 import { deployedNodeFlags, startServerProcess } from './processes.ts';
@@ -63,7 +65,9 @@ export async function runOperatorMemoryBench(podCount = 10_000): Promise<void> {
   const server = await startServerProcess();
   const dir = await mkdtemp(join(tmpdir(), 'podops-bench-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, server.kubeconfig);
+  // As JSON: in a cluster the operator reads its ServiceAccount and loads no YAML parser; a YAML kubeconfig would
+  // add that parser's memory to a figure meant to be the deployment's.
+  await writeFile(kubeconfig, JSON.stringify(parse(server.kubeconfig)));
   const client = KubeClient.fromKubeconfigText(server.kubeconfig);
   const metricsPort = await freePort();
   const operator = spawn(
@@ -79,8 +83,8 @@ export async function runOperatorMemoryBench(podCount = 10_000): Promise<void> {
   );
   try {
     for (const name of ['podops-system', 'mem']) await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    // As installed by podops manifests: the operator waits for every cache, PodTransitionRules included.
-    await client.create(CUSTOM_RESOURCE_DEFINITIONS, podTransitionRuleCRD() as KubeObject);
+    // As installed by podops manifests: the operator waits for every cache, the CRDs' included.
+    for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
     let idle: Map<string, number> | undefined;
     for (let tries = 0; !idle; tries++) {
       await sleep(200);
