@@ -2,10 +2,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const NOT_SANDBOX = { group: ['**/sandbox/*'], message: 'Only the commands that run the sandbox import it (and tests).' };
+const NOT_SANDBOX = {
+  group: ['@podops/sandbox', '@podops/sandbox/*'],
+  message: 'Only the commands that run the sandbox load it (podops up, podops sandbox), and tests: a production install has no sandbox.',
+};
+const PACKAGE_BY_NAME = { regex: '(^|/)packages/', message: 'Import a workspace package by its name (@podops/sandbox), as an installed copy is imported.' };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,16 +24,21 @@ export default tseslint.config(
   // The house's architecture, checked: which folder may import which. A later block replaces the rule of an
   // earlier one for the files it matches, so each block lists every pattern its files must avoid.
   {
+    files: ['**/*.ts'],
+    ignores: ['packages/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [PACKAGE_BY_NAME] }] },
+  },
+  {
     files: ['src/**/*.ts', 'examples/**/*.ts'],
-    ignores: ['src/sandbox/**', 'src/cli/local-stack.ts', 'src/cli/commands/sandbox.ts', 'src/cli/commands/sandbox.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_SANDBOX] }] },
+    ignores: ['src/cli/local-stack.ts', 'src/cli/commands/sandbox.ts', 'src/cli/commands/sandbox.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [PACKAGE_BY_NAME, NOT_SANDBOX] }] },
   },
   {
     files: ['src/webhook/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [NOT_SANDBOX, { group: ['**/controllers/*', '**/operator/*', '**/cli/*'], message: 'Webhooks are drivers of the pure core; they do not reach into the controllers.' }] },
+        { patterns: [PACKAGE_BY_NAME, NOT_SANDBOX, { group: ['**/controllers/*', '**/operator/*', '**/cli/*'], message: 'Webhooks are drivers of the pure core; they do not reach into the controllers.' }] },
       ],
     },
   },
@@ -41,8 +50,9 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            PACKAGE_BY_NAME,
             {
-              group: ['**/kube/*', '**/controllers/*', '**/webhook/*', '**/operator/*', '**/cli/*', '**/sdk/*', '**/sandbox/*', '**/dashboard/*', '**/conformance/*'],
+              group: ['**/kube/*', '**/controllers/*', '**/webhook/*', '**/operator/*', '**/cli/*', '**/sdk/*', '@podops/sandbox', '**/dashboard/*', '**/conformance/*'],
               message: 'The pure core (lifecycle, transition evaluation, rollout, api) imports only itself: time and state are parameters.',
             },
             { group: ['node:fs', 'node:fs/*', 'node:net', 'node:http', 'node:https', 'node:tls', 'node:dns', 'node:child_process', 'node:os', 'node:timers', 'node:timers/*'], message: 'The pure core does no I/O.' },
@@ -59,6 +69,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            PACKAGE_BY_NAME,
             NOT_SANDBOX,
             { regex: '^\\.\\./\\.\\./src/(?!(sdk|kube|api|lifecycle)/index\\.ts$)', message: 'Examples import only what the package exports: podops/sdk, podops/runtime, podops/api, podops/lifecycle (src/*/index.ts).' },
           ],
@@ -66,11 +77,20 @@ export default tseslint.config(
       ],
     },
   },
-  // The sandbox imports nothing from the rest of src/: no relative import climbs out of src/sandbox.
-  ...[1, 2, 3].map((depth) => ({
-    files: [`src/sandbox/${'*/'.repeat(depth - 1)}*.ts`],
+  // The sandbox package imports nothing from podops: no relative import climbs out of packages/sandbox, and
+  // podops is not one of its dependencies.
+  ...[0, 1, 2, 3].map((depth) => ({
+    files: [`packages/sandbox/${'*/'.repeat(depth)}*.ts`],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: `^(\\.\\./){${depth}}`, message: 'The sandbox is a world of its own: it imports nothing from the rest of podops.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: `^(\\.\\./){${depth + 1}}`, message: 'The sandbox is a package of its own: it imports nothing from outside packages/sandbox.' },
+            { group: ['podops', 'podops/*'], message: 'The sandbox does not depend on podops: podops depends on it.' },
+          ],
+        },
+      ],
     },
   })),
 );

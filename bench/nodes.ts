@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { startSandbox, type KubeObject } from '../src/sandbox/index.ts';
+import { startSandbox, type KubeObject } from '@podops/sandbox';
 import { printTable } from './measure.ts';
 
 export interface NodesBenchResult {

@@ -5,7 +5,7 @@ import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { WriteRecord } from '../src/sandbox/index.ts';
+import type { WriteRecord } from '@podops/sandbox';
 
 export interface ServerProcess {
   url: string;

@@ -14,7 +14,7 @@ import { KubeClient, type KubeObject } from '../src/kube/client.ts';
 import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, NAMESPACES, ROLLOUTLIFECYCLES } from '../src/kube/resources.ts';
 import { startOperator } from '../src/operator/operator.ts';
-import type { WriteRecord } from '../src/sandbox/index.ts';
+import type { WriteRecord } from '@podops/sandbox';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
 

@@ -3,7 +3,7 @@
 // each pod write of the benchmark namespace is stored, so delivery latency can be measured from the
 // commit rather than from when the client sent the request.
 
-import { startSandbox, type SandboxOptions } from '../src/sandbox/index.ts';
+import { startSandbox, type SandboxOptions } from '@podops/sandbox';
 
 /** Absolute milliseconds with sub-millisecond resolution, comparable across processes on one machine. */
 const now = (): number => performance.timeOrigin + performance.now();

@@ -6,7 +6,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { startSandbox, type KubeObject, type LocalClient } from '../src/sandbox/index.ts';
+import { startSandbox, type KubeObject, type LocalClient } from '@podops/sandbox';
 import { printTable } from './measure.ts';
 
 export interface WorkloadsBenchResult {

@@ -15,7 +15,7 @@ import { ROLLOUTLIFECYCLES, CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_W
 import { startOperator } from '../operator/operator.ts';
 import { urlClientConfig, webhookConfigurations } from '../operator/webhook-configuration.ts';
 import { PODTRANSITIONRULES } from '../controllers/transition-controller.ts';
-import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 import { startLoadBalancerController } from '../../examples/load-balancer/load-balancer-controller.ts';
 import type { SimulatedLoadBalancer } from '../../examples/load-balancer/load-balancer.ts';
 import { startRestartController } from '../../examples/operation/restart-controller.ts';

@@ -70,15 +70,17 @@ describe('podops --help and --version', () => {
 });
 
 test('a command loads only its own modules: `podops operator` carries neither the sandbox nor the other commands', async () => {
-  // Records every module of the repository the process loads, and prints them when it exits.
+  // Records every module of the repository the process loads (the sandbox package's included), and prints them
+  // when it exits.
+  const rootUrl = new URL('../../', import.meta.url).href;
   const recorder = `
     import { registerHooks } from 'node:module';
     const loaded = [];
     registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-    process.on('exit', () => process.stderr.write(JSON.stringify(loaded.filter((u) => u.startsWith(${JSON.stringify(new URL('../../src/', import.meta.url).href)})))));`;
+    process.on('exit', () => process.stderr.write(JSON.stringify(loaded.filter((u) => u.startsWith(${JSON.stringify(rootUrl)}) && !u.includes('/node_modules/')))));`;
   const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(recorder)}`, 'src/cli/main.ts', 'operator', '--help'], { cwd: root });
   assert.match(stdout, /^Usage: podops operator/);
-  const loaded = (JSON.parse(stderr) as string[]).map((url) => url.slice(new URL('../../src/', import.meta.url).href.length));
-  assert.ok(loaded.includes('cli/commands/operator.ts'), loaded.join('\n'));
-  assert.deepEqual(loaded.filter((path) => path.startsWith('sandbox/') || (path.startsWith('cli/commands/') && path !== 'cli/commands/operator.ts') || path === 'cli/local-stack.ts'), []);
+  const loaded = (JSON.parse(stderr) as string[]).map((url) => url.slice(rootUrl.length));
+  assert.ok(loaded.includes('src/cli/commands/operator.ts'), loaded.join('\n'));
+  assert.deepEqual(loaded.filter((path) => path.startsWith('packages/sandbox/') || (path.startsWith('src/cli/commands/') && path !== 'src/cli/commands/operator.ts') || path === 'src/cli/local-stack.ts'), []);
 });

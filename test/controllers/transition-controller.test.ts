@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 import type { Pod } from '../../src/api/kube.ts';
 import { podTransitionRuleCRD, type PodTransitionRule, type TransitionRule } from '../../src/api/podtransitionrule.ts';
 import { SERVICE_AVAILABLE_LABEL, TRANSITION_RULE_FINALIZER, transitionDetailAnnotation } from '../../src/api/protocol.ts';

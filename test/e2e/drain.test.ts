@@ -13,7 +13,7 @@ import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.
 import type { KubeObject } from '../../src/kube/client.ts';
 import { DEPLOYMENTS, NAMESPACES, PODS, SERVICES } from '../../src/kube/resources.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
-import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
 import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { clusterWithOperatorProcess } from './operator-process.ts';

@@ -15,7 +15,7 @@ import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { resolveIntOrPercent } from '../../src/rollout/workload.ts';
-import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
 import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
 

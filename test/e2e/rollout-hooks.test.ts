@@ -11,7 +11,7 @@ import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, 
 import type { KubeObject } from '../../src/kube/client.ts';
 import { DAEMONSETS, DEPLOYMENTS, JOBS, NAMESPACES, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../../src/kube/resources.ts';
 import { until } from '../support/wait.ts';
-import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { startCluster, type Cluster } from './harness.ts';
 import { clusterWithOperatorProcess } from './operator-process.ts';
 

@@ -17,7 +17,7 @@ import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { removeExpectedFinalizers, setExpectedFinalizers } from '../../src/sdk/cooperation.ts';
 import { updateWithRetry } from '../../src/sdk/writer.ts';
-import { kubectlPath, skipWithoutKubectl } from '../sandbox/harness.ts';
+import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 

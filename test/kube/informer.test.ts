@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accessFromKubeconfig, parseKubeconfig } from '../../src/kube/kubeconfig.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 import { KubeClient, type KubeObject, type ListOptions, type ObjectList } from '../../src/kube/client.ts';
 import { Informer } from '../../src/kube/informer.ts';
 import { PODS, type ResourceType } from '../../src/kube/resources.ts';

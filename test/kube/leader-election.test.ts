@@ -2,8 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { renderKubeconfig, startSandbox, type Sandbox } from '@podops/sandbox';
 import { isConflict, KubeClient } from '../../src/kube/client.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader-election.ts';
 import { LEASES, resourcePath } from '../../src/kube/resources.ts';

@@ -9,7 +9,7 @@ import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES } from '../../src/kube/resources.ts';
 import { startOperator, type RunningOperator } from '../../src/operator/operator.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 
 const probe = async (url: string): Promise<{ status: number; body: string }> => {
   const res = await fetch(url);

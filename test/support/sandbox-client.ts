@@ -2,7 +2,7 @@
 
 import { after, before } from 'node:test';
 import { KubeClient } from '../../src/kube/client.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 
 export interface SandboxClient {
   readonly sandbox: Sandbox;

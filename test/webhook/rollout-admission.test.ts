@@ -9,7 +9,7 @@ import { Informer } from '../../src/kube/informer.ts';
 import { silentLogger } from '../../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
 import type { Workload } from '../../src/rollout/workload.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '@podops/sandbox';
 import type { AdmissionRequest } from '../../src/webhook/admission.ts';
 import { admitWorkload, validateRolloutLifecycleRequest } from '../../src/webhook/rollout.ts';
 import { until } from '../support/wait.ts';

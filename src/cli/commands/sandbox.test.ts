@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { UsageError, type CommandIO } from '../command.ts';
 import { sandboxCommand } from './sandbox.ts';
+import { kubectlPath, skipWithoutKubectl } from '../../../test/support/kubectl.ts';
 import { freePort } from '../../../test/support/wait.ts';
 
 function fakeIO(signal: AbortSignal): { io: CommandIO; output: () => string } {
@@ -52,18 +52,6 @@ test('podops sandbox rejects bad flags with a UsageError', async () => {
   await assert.rejects(sandboxCommand.run(['extra'], io), UsageError);
 });
 
-const kubectlPath = (process.env.PATH ?? '')
-  .split(':')
-  .map((dir) => join(dir, 'kubectl'))
-  .find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-
 test('podops sandbox --port N --kubeconfig PATH: client-node and kubectl load the written kubeconfig; Ctrl-C stops it', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'podops-sandbox-cli-'));
   const kubeconfigPath = join(dir, 'sandbox.kubeconfig');
@@ -82,7 +70,7 @@ test('podops sandbox --port N --kubeconfig PATH: client-node and kubectl load th
     const names = namespaces.items.map((n) => n.metadata?.name);
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
 
-    await t.test('kubectl --kubeconfig PATH get namespaces', { skip: kubectlPath ? false : 'kubectl is not installed on this machine' }, async () => {
+    await t.test('kubectl --kubeconfig PATH get namespaces', { skip: skipWithoutKubectl }, async () => {
       const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           kubectlPath ?? 'kubectl',

@@ -2,7 +2,7 @@
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
-import { startSandbox, type ApiServerFeatureGates as FeatureGates } from '../../sandbox/index.ts';
+import { startSandbox, type ApiServerFeatureGates as FeatureGates } from '@podops/sandbox';
 import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';

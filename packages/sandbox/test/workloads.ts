@@ -4,7 +4,7 @@
 
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generateServingCertificates } from '../../src/sandbox/tls/certificates.ts';
+import { generateServingCertificates } from '../src/tls/certificates.ts';
 import type { Harness } from './harness.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -44,6 +44,7 @@ export type { WriteLog, WriteRecord } from './storage/write-log.ts';
 export type { ApiServerFeatureGates } from './feature-gates.ts';
 export type { SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
+export { renderKubeconfig, type KubeconfigOptions } from './kubeconfig.ts';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { startSandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../src/index.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { createCertificateAuthority, startWebhookServer, type CertificateAuthority, type WebhookServer } from './webhook-server.ts';
 

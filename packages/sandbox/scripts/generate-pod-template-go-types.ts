@@ -1,4 +1,4 @@
-// Generates src/sandbox/controllers/apps/pod-template-go-types.ts: the Go type layout of
+// Generates src/controllers/apps/pod-template-go-types.ts: the Go type layout of
 // k8s.io/api/core/v1.PodTemplateSpec (every struct reachable from it, its fields in declaration order
 // with their JSON names), read from the runtime type information of a Go binary built against the
 // same k8s.io/api release as kube-controller-manager, such as kubectl v1.32. The Deployment
@@ -10,7 +10,7 @@
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 
 const binaryPath = realpathSync(process.argv[2] ?? '/usr/bin/kubectl');
-const out = new URL('../src/sandbox/controllers/apps/pod-template-go-types.ts', import.meta.url);
+const out = new URL('../src/controllers/apps/pod-template-go-types.ts', import.meta.url);
 const bin = readFileSync(binaryPath);
 
 interface Section {

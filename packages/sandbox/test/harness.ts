@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessSync, constants } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/index.ts';
 
 export interface Harness {
   sandbox: Sandbox;
