@@ -6,6 +6,7 @@ const NOT_SANDBOX = {
   group: ['@podops/sandbox', '@podops/sandbox/*'],
   message: 'Only the commands that run the sandbox load it (podops up, podops sandbox), and tests: a production install has no sandbox.',
 };
+const SANDBOX_COMMANDS = ['src/cli/local-stack.ts', 'src/cli/commands/sandbox.ts'];
 const PACKAGE_BY_NAME = { regex: '(^|/)packages/', message: 'Import a workspace package by its name (@podops/sandbox), as an installed copy is imported.' };
 
 export default tseslint.config(
@@ -30,8 +31,22 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'examples/**/*.ts'],
-    ignores: ['src/cli/local-stack.ts', 'src/cli/commands/sandbox.ts', 'src/cli/commands/sandbox.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [PACKAGE_BY_NAME, NOT_SANDBOX] }] },
+    ignores: SANDBOX_COMMANDS,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [PACKAGE_BY_NAME, NOT_SANDBOX] }],
+      'no-restricted-syntax': ['error', { selector: "ImportExpression[source.value=/^@podops\\/sandbox/]", message: NOT_SANDBOX.message }],
+    },
+  },
+  // The commands that run the sandbox load it when they run, with `await import()`: `podops up --help` needs no
+  // sandbox, and where none is installed they say so (sandboxNotInstalled).
+  {
+    files: SANDBOX_COMMANDS,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@podops/sandbox', allowTypeImports: true, message: "Load the sandbox with `await import('@podops/sandbox').catch(sandboxNotInstalled)` where the command runs it." }] },
+      ],
+    },
   },
   {
     files: ['src/webhook/**/*.ts'],

@@ -31,6 +31,25 @@ export class UsageError extends Error {
   }
 }
 
+/** A command needs a package this installation left out: printed as `podops <cmd>: <message>` with exit code 1. */
+export class MissingPackageError extends Error {
+  override name = 'MissingPackageError';
+}
+
+/**
+ * For `import('@podops/sandbox').catch(sandboxNotInstalled)` in the commands that run the sandbox: it is a
+ * devDependency of podops, so a production installation (the operator's image) has none, and those commands
+ * say so and how to get it rather than fail with Node's module-not-found error.
+ */
+export function sandboxNotInstalled(err: unknown): never {
+  if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && (err as Error).message.includes("'@podops/sandbox'")) {
+    throw new MissingPackageError(
+      'needs the sandbox package @podops/sandbox, which a production install leaves out: install it with npm install @podops/sandbox (in this repository, npm ci installs it)',
+    );
+  }
+  throw err;
+}
+
 /** node:util parseArgs, with its complaints (unknown or malformed options) turned into UsageErrors. */
 export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {

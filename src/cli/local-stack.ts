@@ -15,7 +15,8 @@ import { ROLLOUTLIFECYCLES, CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_W
 import { startOperator } from '../operator/operator.ts';
 import { urlClientConfig, webhookConfigurations } from '../operator/webhook-configuration.ts';
 import { PODTRANSITIONRULES } from '../controllers/transition-controller.ts';
-import { startSandbox, type Sandbox } from '@podops/sandbox';
+import { sandboxNotInstalled } from './command.ts';
+import type { Sandbox } from '@podops/sandbox';
 import { startLoadBalancerController } from '../../examples/load-balancer/load-balancer-controller.ts';
 import type { SimulatedLoadBalancer } from '../../examples/load-balancer/load-balancer.ts';
 import { startRestartController } from '../../examples/operation/restart-controller.ts';
@@ -77,6 +78,7 @@ async function until(check: () => Promise<boolean>, what: string, signal: AbortS
 /** Starts everything; resolves once the webhooks are registered and the demo is created. */
 export async function startLocalStack(options: LocalStackOptions, signal: AbortSignal): Promise<LocalStack> {
   const logger = options.logger ?? silentLogger();
+  const { startSandbox } = await import('@podops/sandbox').catch(sandboxNotInstalled);
   const sandbox = await startSandbox({
     port: options.port,
     ...(options.recordWrites && { recordWrites: true }),

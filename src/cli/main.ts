@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConnectionError } from '../kube/client.ts';
 import { KubeconfigError } from '../kube/kubeconfig.ts';
-import { UsageError, type Command, type CommandIO } from './command.ts';
+import { MissingPackageError, UsageError, type Command, type CommandIO } from './command.ts';
 
 /**
  * The commands, each loaded when it runs: `podops operator` in a pod would otherwise also carry the sandbox,
@@ -53,7 +53,7 @@ export function podopsVersion(modulePath = fileURLToPath(import.meta.url)): stri
 /** The exit code of a failure the user can act on (printed as one line), or undefined for a bug (thrown on). */
 function expectedFailure(err: unknown): number | undefined {
   if (err instanceof UsageError) return 2;
-  if (err instanceof KubeconfigError || err instanceof ConnectionError) return 1;
+  if (err instanceof KubeconfigError || err instanceof ConnectionError || err instanceof MissingPackageError) return 1;
   return undefined;
 }
 

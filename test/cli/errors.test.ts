@@ -1,13 +1,15 @@
 // What a new user sees when something is wrong: one line naming the command and the problem, no stack trace,
-// exit code 1 for a cluster that cannot be used and 2 for malformed arguments.
+// exit code 1 for a cluster that cannot be used or a package that is not installed, and 2 for malformed arguments.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ConnectionError, KubeClient } from '../../src/kube/client.ts';
 import { PODS } from '../../src/kube/resources.ts';
 import { runCli } from '../support/cli.ts';
@@ -149,4 +151,35 @@ describe('malformed arguments', () => {
       assert.deepEqual(await runCli(args), { code: 2, stdout: '', stderr: `podops ${args[0]}: ${message} (see podops ${args[0]} --help)\n` });
     });
   }
+});
+
+describe('a production install, which has no sandbox', () => {
+  // Resolves @podops/sandbox as from a directory without node_modules: Node's own error for a package that is
+  // not installed.
+  const withoutSandbox = `
+    import { registerHooks } from 'node:module';
+    registerHooks({ resolve: (specifier, context, next) => next(specifier, specifier === '@podops/sandbox' ? { ...context, parentURL: 'file:///' } : context) });`;
+  const podops = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+      execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(withoutSandbox)}`, main, ...args], (err, stdout, stderr) =>
+        resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr }),
+      );
+    });
+
+  for (const command of ['up', 'sandbox']) {
+    test(`podops ${command}: one line saying which package is missing and how to install it`, async () => {
+      assert.deepEqual(await podops([command, '--kubeconfig', join(dir, `${command}.kubeconfig`)]), {
+        code: 1,
+        stdout: '',
+        stderr: `podops ${command}: needs the sandbox package @podops/sandbox, which a production install leaves out: install it with npm install @podops/sandbox (in this repository, npm ci installs it)\n`,
+      });
+    });
+  }
+
+  test('podops up --help needs no sandbox', async () => {
+    const { code, stdout } = await podops(['up', '--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /^Usage: podops up/);
+  });
 });

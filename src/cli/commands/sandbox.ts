@@ -2,8 +2,8 @@
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
-import { startSandbox, type ApiServerFeatureGates as FeatureGates } from '@podops/sandbox';
-import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import type { ApiServerFeatureGates as FeatureGates } from '@podops/sandbox';
+import { UsageError, optionsHelp, parseCommandArgs, sandboxNotInstalled, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
@@ -72,6 +72,7 @@ export const sandboxCommand: Command = {
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
     const admissionConfig = values['admission-control-config-file'];
     if (admissionConfig === '') throw new UsageError('--admission-control-config-file needs a file path');
+    const { startSandbox } = await import('@podops/sandbox').catch(sandboxNotInstalled);
     let sandbox;
     try {
       sandbox = await startSandbox({
