@@ -2,13 +2,21 @@
 # (or the Helm chart in deploy/helm/podops).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# npm ci installs the workspace packages too, so it needs the sandbox's package.json.
 COPY package.json package-lock.json ./
+COPY packages/sandbox/package.json ./packages/sandbox/
 # The image already has Node 24: skip the pinned `node` devDependency's install script.
 RUN npm ci --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
+# podops compiles against the sandbox's declarations (the commands that load it, `podops up` and `podops
+# sandbox`, import its types), so the sandbox is built here; none of it reaches the image below.
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY packages/sandbox/tsconfig.json packages/sandbox/tsconfig.build.json ./packages/sandbox/
+COPY packages/sandbox/src ./packages/sandbox/src
 COPY src ./src
 COPY examples ./examples
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+# npm counts the dependencies of a workspace as production ones, whoever depends on it: without the workspaces,
+# the sandbox is the devDependency it is for podops, and the prune removes it with its dependencies.
+RUN npm run build && npm pkg delete workspaces && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
