@@ -256,7 +256,9 @@ export class KubeClient {
 
   async #send(req: HttpRequest): Promise<http.IncomingMessage> {
     const base = await this.#connection.options();
-    const url = new URL(req.path + queryString(req.query), this.#connection.server);
+    // A server URL may carry a path (a proxy such as Rancher's `https://host/k8s/clusters/c-x`): API paths go below it.
+    const { server } = this.#connection;
+    const url = new URL(server.pathname.replace(/\/$/, '') + req.path + queryString(req.query), server);
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
