@@ -59,16 +59,20 @@ describe('a full lifecycle on the sandbox', () => {
     const types = (done.status?.conditions ?? []).map((c) => c.type).sort();
     assert.deepEqual(types, ['ContainersReady', 'Initialized', 'PodReadyToStartContainers', 'PodScheduled', 'Ready', 'pod.kusionstack.io/service-ready'].sort());
 
-    // The operator's metrics tell the same story: each phase entered once, and how long each one took.
+    // The operator's metrics tell the same story: each phase entered once, and how long each one took. They are
+    // read off the operator's informer, which may see the last change a moment after this test's read.
+    const expectedMoves = ['->PreCheck=1', 'Completing>Done=1', 'Operating>PostCheck=1', 'PostCheck>Completing=1', 'PreCheck>Preparing=1', 'Preparing>Operating=1'].sort();
+    const movesNow = async () =>
+      ((await cluster.operatorMetrics!.getMetricsAsJSON()).find((m) => m.name === 'podops_lifecycle_transitions_total')?.values ?? [])
+        .filter((v) => v.labels.type === 'update')
+        .map((v) => `${v.labels.from || '-'}>${v.labels.to}=${v.value}`)
+        .sort();
+    const moves = await until(movesNow, (m) => m.length >= expectedMoves.length, 'every phase change counted');
+    assert.deepEqual(moves, expectedMoves);
     const metrics = await cluster.operatorMetrics!.getMetricsAsJSON();
     const values = (name: string) => metrics.find((m) => m.name === name)?.values ?? [];
     /** A histogram's observation counts. */
     const counts = (name: string) => values(name).filter((v) => (v as { metricName?: string }).metricName === `${name}_count`);
-    const moves = values('podops_lifecycle_transitions_total')
-      .filter((v) => v.labels.type === 'update')
-      .map((v) => `${v.labels.from || '-'}>${v.labels.to}=${v.value}`)
-      .sort();
-    assert.deepEqual(moves, ['->PreCheck=1', 'Completing>Done=1', 'Operating>PostCheck=1', 'PostCheck>Completing=1', 'PreCheck>Preparing=1', 'Preparing>Operating=1'].sort());
     const timed = counts('podops_lifecycle_phase_duration_seconds').filter((v) => v.labels.type === 'update');
     assert.deepEqual(timed.map((v) => `${v.labels.phase}=${v.value}`).sort(), ['Completing=1', 'Operating=1', 'PostCheck=1', 'PreCheck=1', 'Preparing=1']);
     const reviews = counts('podops_admission_review_duration_seconds').filter((v) => v.labels.kind === 'Pod/status' && v.labels.verdict === 'patched');
