@@ -12,17 +12,16 @@ import type { Pod } from '../src/api/kube.ts';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
 import { rolloutLifecycleCRD } from '../src/api/rolloutlifecycle.ts';
 import { CONTROL_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../src/api/protocol.ts';
-import { registerWebhooks, CERT_SECRET, LOCAL_WEBHOOK_HOSTS, OPERATOR_NAMESPACE } from '../src/cli/local-stack.ts';
+import { OPERATOR_NAMESPACE } from '../src/cli/local-stack.ts';
 import { writePod } from '../src/sdk/write-pod.ts';
 import { KubeClient, type KubeObject } from '../src/kube/client.ts';
 import { nowNanos } from '../src/kube/clock.ts';
 import { Controller, keyOf } from '../src/kube/controller.ts';
 import { Informer } from '../src/kube/informer.ts';
-import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS, SERVICES } from '../src/kube/resources.ts';
-import { startOperator } from '../src/operator/operator.ts';
 import { allowOps, begin, finish, isDuringOps, type LifecycleAdapter } from '../src/sdk/operation.ts';
 import { startLoadBalancerController } from '../examples/load-balancer/load-balancer-controller.ts';
+import { startBenchOperator } from './in-process-operator.ts';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
 
@@ -57,21 +56,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       metadata: { name: 'web', namespace: 'bench', labels: { [CONTROL_LABEL]: 'true' } },
       spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
     });
-    const operator = startOperator(
-      {
-        client,
-        namespace: OPERATOR_NAMESPACE,
-        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
-        leaderElect: false,
-        lifecycleWorkers: 16,
-        webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
-        metricsAddress: '0',
-        probeAddress: '0',
-        logger: createLogger({ level: 'warn' }),
-      },
-      stop.signal,
-    );
-    await registerWebhooks(client, await operator.webhookAddress);
+    await startBenchOperator(client, stop.signal, { lifecycleWorkers: 16 });
     const lb = startLoadBalancerController(client, actors.signal);
 
     // The operation controller of the benchmark: finishes each lifecycle as soon as podops allows it.

@@ -9,12 +9,11 @@
 import { performance } from 'node:perf_hooks';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
 import { rolloutLifecycleCRD, type RolloutLifecycle } from '../src/api/rolloutlifecycle.ts';
-import { CERT_SECRET, LOCAL_WEBHOOK_HOSTS, OPERATOR_NAMESPACE, registerWebhooks } from '../src/cli/local-stack.ts';
+import { OPERATOR_NAMESPACE } from '../src/cli/local-stack.ts';
 import { KubeClient, type KubeObject } from '../src/kube/client.ts';
-import { createLogger } from '../src/kube/log.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, NAMESPACES, ROLLOUTLIFECYCLES } from '../src/kube/resources.ts';
-import { startOperator } from '../src/operator/operator.ts';
 import type { WriteRecord } from '@podops/sandbox';
+import { startBenchOperator } from './in-process-operator.ts';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
 
@@ -131,20 +130,7 @@ export async function runRolloutBench(): Promise<void> {
     for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
     await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
     await poll(() => client.list(ROLLOUTLIFECYCLES, { namespace: 'default' }).then(() => true, () => false), Boolean);
-    const operator = startOperator(
-      {
-        client,
-        namespace: OPERATOR_NAMESPACE,
-        featureGates: { GraceDeleteWebhook: false, GracefulEviction: true },
-        leaderElect: false,
-        webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
-        metricsAddress: '0',
-        probeAddress: '0',
-        logger: createLogger({ level: 'warn' }),
-      },
-      stop.signal,
-    );
-    await registerWebhooks(client, await operator.webhookAddress);
+    const operator = await startBenchOperator(client, stop.signal);
     await deployment(client, 'plain', false);
     await deployment(client, 'hooked', true);
     const plain = await rollouts(client, 'plain', false);
