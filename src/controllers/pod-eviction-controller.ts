@@ -15,9 +15,9 @@ import type { Informer } from '../kube/informer.ts';
 import type { Logger } from '../kube/log.ts';
 import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODDISRUPTIONBUDGETS, PODS } from '../kube/resources.ts';
-import { budgetRoom, evictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
+import { budgetRoom, evictionAbandoned, untilEvictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { NANOS_PER_MILLI, NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import { NANOS_PER_MILLI, NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { KeySerializer } from './key-serializer.ts';
@@ -55,43 +55,34 @@ export class PodEvictionReconciler implements Reconciler {
       this.#options.events?.event(cached, 'Normal', 'EvictionAbandoned', `nobody retried the eviction for ${EVICTION_ABANDONED_AFTER / NANOS_PER_SECOND} s: the pod returns to service`);
       return;
     }
-    const untilAbandoned = { requeueAfterMs: abandonCheckIn(cached, now) };
+    const untilAbandoned = { requeueAfterMs: Math.max(1, Number(untilEvictionAbandoned(cached, now, EVICTION_ABANDONED_AFTER) / NANOS_PER_MILLI) + 1) };
     if (isDuringOps(podEvictionAdapter, cached)) return untilAbandoned;
     return this.#budgets.run(namespace ?? '', async () => {
       // Read live: the cache may not hold the lifecycle another worker just began.
       const pod = await this.#options.client.get<Pod>(PODS, namespace, name);
       if (isDuringOps(podEvictionAdapter, pod) || !wantsEviction(pod)) return untilAbandoned;
-      const full = await this.#fullBudget(pod);
       // The eviction's refusal says the lifecycle waits for the budgets; an event every recheck would be noise.
-      if (full) return { requeueAfterMs: Math.min(BUDGET_RECHECK_MS, untilAbandoned.requeueAfterMs) };
+      if (!(await this.#budgetsHaveRoom(pod))) return { requeueAfterMs: Math.min(BUDGET_RECHECK_MS, untilAbandoned.requeueAfterMs) };
       const { pod: begun, changed } = begin(podEvictionAdapter, pod, now);
       if (changed) await writePod(this.#options.client, pod, begun);
       return untilAbandoned;
     });
   }
 
-  /** Why one of the pod's PodDisruptionBudgets has no room to take it out of service, if one has none. */
-  async #fullBudget(pod: Pod): Promise<string | undefined> {
+  /** Whether every PodDisruptionBudget selecting the pod has room to take it out of service. */
+  async #budgetsHaveRoom(pod: Pod): Promise<boolean> {
     const { client } = this.#options;
     const namespace = pod.metadata.namespace;
     const budgets = (await client.list<PodDisruptionBudget & { metadata: { name?: string } }>(PODDISRUPTIONBUDGETS, { namespace })).items.filter(
       (budget) => budget.spec?.selector !== undefined && labelSelectorMatches(budget.spec.selector, pod.metadata.labels),
     );
-    if (budgets.length === 0) return undefined;
+    if (budgets.length === 0) return true;
     const pods = (await client.list<Pod>(PODS, { namespace })).items;
-    for (const budget of budgets) {
+    return budgets.every((budget) => {
       const selector = compileLabelSelector(budget.spec?.selector);
-      const { room, why } = budgetRoom(budget, pod, pods.filter((p) => selector.matches(p.metadata.labels)));
-      if (!room) return why;
-    }
-    return undefined;
+      return budgetRoom(budget, pod, pods.filter((p) => selector.matches(p.metadata.labels))).room;
+    });
   }
-}
-
-/** Milliseconds until the pod's eviction counts as abandoned (and at least one). */
-function abandonCheckIn(pod: Pod, now: Nanos): number {
-  const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]) ?? now;
-  return Math.max(1, Number((last + EVICTION_ABANDONED_AFTER - now) / NANOS_PER_MILLI) + 1);
 }
 
 /** The controlled pods whose eviction was asked. */

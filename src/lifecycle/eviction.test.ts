@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
-import { budgetRoom, evictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { budgetRoom, evictionAbandoned, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
 import { NANOS_PER_SECOND } from './time.ts';
 
 const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
@@ -53,5 +53,12 @@ describe('evictionAbandoned', () => {
     assert.equal(evictionAbandoned(marked(now - minute), now, minute), false);
     assert.equal(evictionAbandoned(marked(now - minute - 1n), now, minute), true);
     assert.equal(evictionAbandoned({ metadata: {} }, now, minute), false);
+  });
+
+  test('the time left counts from the last request, the first one when no later one is recorded', () => {
+    const now = 1_000n * NANOS_PER_SECOND;
+    assert.equal(untilEvictionAbandoned(marked(now - 20n * NANOS_PER_SECOND), now, minute), 40n * NANOS_PER_SECOND);
+    const firstOnly: Pod = { metadata: { labels: { [TO_EVICT_LABEL]: (now - 50n * NANOS_PER_SECOND).toString() } } };
+    assert.equal(untilEvictionAbandoned(firstOnly, now, minute), 10n * NANOS_PER_SECOND);
   });
 });

@@ -41,8 +41,14 @@ export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected
   return { room, why: room ? '' : `PodDisruptionBudget ${name} needs ${desired} healthy pods and would have ${staying}` };
 }
 
+/** When the eviction was last asked for: the latest request, else the first. */
+const lastEvictionRequest = (pod: Pod): Nanos | undefined => parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]);
+
 /** Whether the last eviction request is older than `after`: nobody retries it (a stopped drain). */
 export function evictionAbandoned(pod: Pod, now: Nanos, after: Nanos): boolean {
-  const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]);
+  const last = lastEvictionRequest(pod);
   return last !== undefined && now - last > after;
 }
+
+/** How long until the eviction counts as abandoned (from `now` when no request time can be read). */
+export const untilEvictionAbandoned = (pod: Pod, now: Nanos, after: Nanos): Nanos => (lastEvictionRequest(pod) ?? now) + after - now;
