@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
-import { budgetRoom, evictionAbandoned, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { budgetRoom, evictionAbandoned, markEvictionRequest, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
 import { NANOS_PER_SECOND } from './time.ts';
 
 const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
@@ -60,5 +60,17 @@ describe('evictionAbandoned', () => {
     assert.equal(untilEvictionAbandoned(marked(now - 20n * NANOS_PER_SECOND), now, minute), 40n * NANOS_PER_SECOND);
     const firstOnly: Pod = { metadata: { labels: { [TO_EVICT_LABEL]: (now - 50n * NANOS_PER_SECOND).toString() } } };
     assert.equal(untilEvictionAbandoned(firstOnly, now, minute), 10n * NANOS_PER_SECOND);
+  });
+});
+
+describe('markEvictionRequest', () => {
+  const at = 1_000n * NANOS_PER_SECOND;
+  const refresh = 5n * NANOS_PER_SECOND;
+  test('the first request sets the label and the annotation; a retry refreshes only the annotation, at most every refresh', () => {
+    const first = markEvictionRequest({ metadata: { name: 'p' } }, at, refresh)!;
+    assert.deepEqual([first.metadata.labels?.[TO_EVICT_LABEL], first.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION]], [at.toString(), at.toString()]);
+    assert.equal(markEvictionRequest(first, at + refresh - 1n, refresh), undefined);
+    const later = markEvictionRequest(first, at + refresh, refresh)!;
+    assert.deepEqual([later.metadata.labels?.[TO_EVICT_LABEL], later.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION]], [at.toString(), (at + refresh).toString()]);
   });
 });

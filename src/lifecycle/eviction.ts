@@ -52,3 +52,20 @@ export function evictionAbandoned(pod: Pod, now: Nanos, after: Nanos): boolean {
 
 /** How long until the eviction counts as abandoned (from `now` when no request time can be read). */
 export const untilEvictionAbandoned = (pod: Pod, now: Nanos, after: Nanos): Nanos => (lastEvictionRequest(pod) ?? now) + after - now;
+
+/**
+ * The pod with this eviction request recorded: the first request as the `to-evict` label, the latest as an
+ * annotation, refreshed at most every `refresh` (retries come every few seconds); undefined when nothing changes.
+ */
+export function markEvictionRequest(pod: Pod, at: Nanos, refresh: Nanos): Pod | undefined {
+  const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION]);
+  if (wantsEviction(pod) && last !== undefined && at - last < refresh) return undefined;
+  return {
+    ...pod,
+    metadata: {
+      ...pod.metadata,
+      labels: { ...pod.metadata.labels, [TO_EVICT_LABEL]: pod.metadata.labels?.[TO_EVICT_LABEL] ?? at.toString() },
+      annotations: { ...pod.metadata.annotations, [EVICTION_REQUESTED_ANNOTATION]: at.toString() },
+    },
+  };
+}

@@ -10,12 +10,13 @@
 // (docs/operations.md, Security).
 
 import type { Pod } from '../api/kube.ts';
-import { EVICTION_DEFERRED_MESSAGE, EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL } from '../api/protocol.ts';
+import { EVICTION_DEFERRED_MESSAGE, POD_EVICTION_LIFECYCLE_ID } from '../api/protocol.ts';
 import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
 import { PODS } from '../kube/resources.ts';
 import { explainPod } from '../lifecycle/explain.ts';
 import { hasServiceReadyGate, isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import { markEvictionRequest } from '../lifecycle/eviction.ts';
+import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { allowOps, podEvictionAdapter } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { allowed, type AdmissionRequest, type Verdict } from './admission.ts';
@@ -58,18 +59,11 @@ export async function admitEviction(request: AdmissionRequest, { client, now }: 
   return tooManyRequests(waiting);
 }
 
+/** Records the request on the pod, as a patch (podops may patch pods, not update them), retried on a conflict. */
 async function markForEviction(client: KubeClient, read: Pod, at: Nanos): Promise<void> {
   for (let attempt = 0, pod = read; ; attempt++) {
-    const last = parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION]);
-    if (pod.metadata.labels?.[TO_EVICT_LABEL] !== undefined && last !== undefined && at - last < REFRESH_INTERVAL) return;
-    const marked: Pod = {
-      ...pod,
-      metadata: {
-        ...pod.metadata,
-        labels: { ...pod.metadata.labels, [TO_EVICT_LABEL]: pod.metadata.labels?.[TO_EVICT_LABEL] ?? at.toString() },
-        annotations: { ...pod.metadata.annotations, [EVICTION_REQUESTED_ANNOTATION]: at.toString() },
-      },
-    };
+    const marked = markEvictionRequest(pod, at, REFRESH_INTERVAL);
+    if (!marked) return;
     try {
       await writePod(client, pod, marked);
       return;
