@@ -666,7 +666,8 @@ describe('minReadySeconds on the simulated nodes', () => {
   after(() => sim.stop());
 
   test("a new ReplicaSet's pods count as available only minReadySeconds after Ready, and the rollout waits for them", async () => {
-    const body = deployment('steady', { minReadySeconds: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } });
+    // minReadySeconds 2: Ready times have whole seconds, so each pod waits between 1 and 2 s.
+    const body = deployment('steady', { minReadySeconds: 2, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } });
     assert.equal((await sim.http('POST', deploymentPath(ns), body)).status, 201, 'created');
     await rolledOut(ns, 'steady', sim);
     const sinceRv = sim.sandbox.resourceVersion;
@@ -676,7 +677,7 @@ describe('minReadySeconds on the simulated nodes', () => {
       const d = await rolledOut(ns, 'steady', sim);
       return d.status.observedGeneration === 2 ? d : undefined;
     }, 10_000);
-    // Two new pods, one at a time (maxSurge 1), each awaited for a second after it is Ready.
+    // Two new pods, one at a time (maxSurge 1), each awaited for more than a second after it is Ready.
     assert.ok(Date.now() - started >= 2000, `rolled out in ${Date.now() - started} ms`);
     assert.equal(done.status.availableReplicas, 2);
 
@@ -698,8 +699,8 @@ describe('minReadySeconds on the simulated nodes', () => {
         const remaining = object.spec.replicas;
         if (remaining >= 2) continue;
         oldSizes.add(remaining);
-        // maxUnavailable 0: every old pod let go is covered by a new pod Ready for a full second.
-        const available = [...newPods.values()].filter((p) => !p.metadata.deletionTimestamp && (readySince(p) ?? Infinity) + 1000 <= record.time).length;
+        // maxUnavailable 0: every old pod let go is covered by a new pod Ready for minReadySeconds.
+        const available = [...newPods.values()].filter((p) => !p.metadata.deletionTimestamp && (readySince(p) ?? Infinity) + 2000 <= record.time).length;
         assert.ok(available + remaining >= 2, `old ReplicaSet scaled to ${remaining} with ${available} new pods available`);
       }
     }

@@ -123,7 +123,9 @@ describe('ReplicaSet controller', () => {
   });
 
   test('counts ready pods, and available ones only after minReadySeconds', async () => {
-    await createReplicaSet(replicaSet('avail', 2, { spec: { minReadySeconds: 1 } }));
+    // Condition times have whole seconds, so a pod made ready "now" may already be up to 1 s old:
+    // minReadySeconds leaves the read below 2 s of room on a slow machine.
+    await createReplicaSet(replicaSet('avail', 2, { spec: { minReadySeconds: 3 } }));
     const [a, b] = await waitForPods('avail', 2);
     await setPodStatus(a.metadata.name, runningStatus(true, ago(0)));
     await setPodStatus(b.metadata.name, runningStatus(true, ago(60)));
@@ -133,7 +135,7 @@ describe('ReplicaSet controller', () => {
     });
     assert.equal(status.availableReplicas, 1, 'only the pod ready for more than minReadySeconds is available');
     // The controller checks again once minReadySeconds have passed.
-    await eventually(async () => ((await getReplicaSet('avail')).status?.availableReplicas === 2 ? true : undefined), 4000);
+    await eventually(async () => ((await getReplicaSet('avail')).status?.availableReplicas === 2 ? true : undefined), 6000);
   });
 
   test('scales down in the real order: unassigned, pending, not ready, lower deletion cost, more recently ready', async () => {

@@ -454,13 +454,15 @@ describe('StatefulSets on simulated nodes', () => {
   });
 
   test('minReadySeconds: pods count as available only after it; scaling up creates the next ordinals', async () => {
-    await create(h, ns, statefulSet('minready', { spec: { replicas: 2, minReadySeconds: 1, podManagementPolicy: 'Parallel' } }));
+    // Ready times have whole seconds, so a pod just made Ready may already count as up to 1 s old;
+    // 3 s leaves the read of readyReplicas below at least 2 s of room on a slow machine.
+    await create(h, ns, statefulSet('minready', { spec: { replicas: 2, minReadySeconds: 3, podManagementPolicy: 'Parallel' } }));
     const ready = await eventually(async () => {
       const s = await statusOf('minready');
       return s.readyReplicas === 2 ? s : undefined;
     });
     assert.equal(ready.availableReplicas, 0);
-    await eventually(async () => ((await statusOf('minready')).availableReplicas === 2 ? true : undefined), 5000);
+    await eventually(async () => ((await statusOf('minready')).availableReplicas === 2 ? true : undefined), 7000);
     await h.http('PATCH', `${setPath(ns, 'minready')}/scale`, { spec: { replicas: 4 } }, merge);
     await eventually(async () => ((await podsOf(h, ns, 'minready')).map((p) => p.metadata.name).join() === 'minready-0,minready-1,minready-2,minready-3' ? true : undefined));
   });
