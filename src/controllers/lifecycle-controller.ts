@@ -7,11 +7,10 @@ import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
 import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
-import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { SERVICES } from '../kube/resources.ts';
 import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/reconcile.ts';
 import { writePod } from '../sdk/write-pod.ts';
@@ -46,14 +45,14 @@ export const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransition
 /** Every controlled pod, and the targets of every PodTransitionRule that changes. */
 export const lifecycleTriggers = (pods: Informer<Pod>, rules: Informer<PodTransitionRule>): Trigger[] => [forObjects(pods), watch(rules, ruleTargetKeys)];
 
-export function lifecycleController(options: LifecycleControllerOptions & { rules: Informer<PodTransitionRule>; workers?: number; metrics?: RuntimeMetrics }): Controller {
+export function lifecycleController(options: LifecycleControllerOptions & ControllerRuntimeOptions & { rules: Informer<PodTransitionRule> }): Controller {
   return new Controller({
     name: LIFECYCLE_CONTROLLER_NAME,
     workers: options.workers ?? 5,
     reconciler: new LifecycleReconciler(options),
     triggers: lifecycleTriggers(options.pods, options.rules),
-    ...(options.metrics && { metrics: options.metrics }),
-    ...(options.logger && { logger: options.logger }),
+    metrics: options.metrics,
+    logger: options.logger,
   });
 }
 

@@ -6,19 +6,15 @@
 
 import type { OwnerReference, Pod } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
-import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
-import type { EventRecorder } from '../kube/events.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { Informer } from '../kube/informer.ts';
-import type { Logger } from '../kube/log.ts';
-import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { leavesForScaleDown } from '../lifecycle/scale-down.ts';
-import type { Nanos } from '../lifecycle/time.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { KeySerializer } from './key-serializer.ts';
+import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
 
@@ -29,19 +25,12 @@ const SCALE_DOWN_RECHECK_MS = 2000;
 
 export const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
-export interface PodDeletionOptions {
-  client: KubeClient;
-  pods: Informer<Pod>;
-  events?: EventRecorder;
-  now?: () => Nanos;
-}
-
 export class PodDeletionReconciler implements Reconciler {
-  readonly #options: PodDeletionOptions;
+  readonly #options: PodReconcilerOptions;
   /** Scale-down decisions, one ReplicaSet (uid) at a time. */
   readonly #scaleDowns = new KeySerializer();
 
-  constructor(options: PodDeletionOptions) {
+  constructor(options: PodReconcilerOptions) {
     this.#options = options;
   }
 
@@ -91,13 +80,13 @@ const keptBack = (pod: Pod): Pod => withdraw(podDeleteAdapter, pod, { label: TO_
 /** The controlled pods marked for deletion. */
 export const podDeletionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, wantsDeletion)];
 
-export function podDeletionController(options: PodDeletionOptions & { workers?: number; metrics?: RuntimeMetrics; logger?: Logger }): Controller {
+export function podDeletionController(options: PodReconcilerOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_DELETION_CONTROLLER_NAME,
     workers: options.workers ?? 5,
     reconciler: new PodDeletionReconciler(options),
     triggers: podDeletionTriggers(options.pods),
-    ...(options.metrics && { metrics: options.metrics }),
-    ...(options.logger && { logger: options.logger }),
+    metrics: options.metrics,
+    logger: options.logger,
   });
 }

@@ -7,20 +7,17 @@
 import type { Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, TO_EVICT_LABEL } from '../api/protocol.ts';
 import { compileLabelSelector, labelSelectorMatches } from '../api/selector.ts';
-import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { Controller, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
-import type { EventRecorder } from '../kube/events.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { Informer } from '../kube/informer.ts';
-import type { Logger } from '../kube/log.ts';
-import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { PODDISRUPTIONBUDGETS, PODS } from '../kube/resources.ts';
 import { budgetRoom, evictionAbandoned, untilEvictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { NANOS_PER_MILLI, NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
+import { NANOS_PER_MILLI, NANOS_PER_SECOND } from '../lifecycle/time.ts';
 import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { KeySerializer } from './key-serializer.ts';
+import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_EVICTION_CONTROLLER_NAME = 'podeviction-controller';
 
@@ -29,19 +26,12 @@ export const EVICTION_ABANDONED_AFTER = 60n * NANOS_PER_SECOND;
 /** How soon a pod waiting for room in its budgets is looked at again (the budgets change without a pod write). */
 const BUDGET_RECHECK_MS = 2000;
 
-export interface PodEvictionOptions {
-  client: KubeClient;
-  pods: Informer<Pod>;
-  events?: EventRecorder;
-  now?: () => Nanos;
-}
-
 export class PodEvictionReconciler implements Reconciler {
-  readonly #options: PodEvictionOptions;
+  readonly #options: PodReconcilerOptions;
   /** Budget decisions, one namespace at a time: two pods of one budget are never both let out on its last room. */
   readonly #budgets = new KeySerializer();
 
-  constructor(options: PodEvictionOptions) {
+  constructor(options: PodReconcilerOptions) {
     this.#options = options;
   }
 
@@ -88,13 +78,13 @@ export class PodEvictionReconciler implements Reconciler {
 /** The controlled pods whose eviction was asked. */
 export const podEvictionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, (pod) => isControlled(pod) && wantsEviction(pod))];
 
-export function podEvictionController(options: PodEvictionOptions & { workers?: number; metrics?: RuntimeMetrics; logger?: Logger }): Controller {
+export function podEvictionController(options: PodReconcilerOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_EVICTION_CONTROLLER_NAME,
     workers: options.workers ?? 5,
     reconciler: new PodEvictionReconciler(options),
     triggers: podEvictionTriggers(options.pods),
-    ...(options.metrics && { metrics: options.metrics }),
-    ...(options.logger && { logger: options.logger }),
+    metrics: options.metrics,
+    logger: options.logger,
   });
 }

@@ -21,11 +21,10 @@ import {
 } from '../api/rolloutlifecycle.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, type KubeClient } from '../kube/client.ts';
-import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
-import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../kube/resources.ts';
 import { daemonSetMaxUnavailable, daemonSetReplacements } from '../rollout/daemonset.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
@@ -70,14 +69,14 @@ export const rolloutTriggers = (options: Pick<RolloutControllerOptions, 'rollout
   watch(options.replicaSets, labelledKey),
 ];
 
-export function rolloutController(options: RolloutControllerOptions & { workers?: number; metrics?: RuntimeMetrics }): Controller {
+export function rolloutController(options: RolloutControllerOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: ROLLOUT_CONTROLLER_NAME,
     workers: options.workers ?? 3,
     reconciler: new RolloutReconciler(options),
     triggers: rolloutTriggers(options),
-    ...(options.metrics && { metrics: options.metrics }),
-    ...(options.logger && { logger: options.logger }),
+    metrics: options.metrics,
+    logger: options.logger,
   });
 }
 

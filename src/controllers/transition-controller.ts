@@ -10,11 +10,10 @@ import { PTR_API_VERSION, PTR_KIND, PTR_PLURAL, type PodTransitionDetail, type P
 import { TRANSITION_RULE_FINALIZER, transitionDetailAnnotation, type TransitionStage } from '../api/protocol.ts';
 import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { Controller, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
-import type { RuntimeMetrics } from '../kube/metrics.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
 import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
@@ -67,14 +66,14 @@ export const transitionTriggers = (rules: Informer<PodTransitionRule>, pods: Inf
   watch(pods, rulesConcerning((namespace) => rules.list(namespace))),
 ];
 
-export function transitionController(options: TransitionControllerOptions & { workers?: number; metrics?: RuntimeMetrics }): Controller {
+export function transitionController(options: TransitionControllerOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: TRANSITION_CONTROLLER_NAME,
     workers: options.workers ?? 5,
     reconciler: new TransitionReconciler(options),
     triggers: transitionTriggers(options.rules, options.pods),
-    ...(options.metrics && { metrics: options.metrics }),
-    ...(options.logger && { logger: options.logger }),
+    metrics: options.metrics,
+    logger: options.logger,
   });
 }
 

@@ -86,9 +86,12 @@ export interface ControllerOptions {
   workers?: number;
   clock?: Clock;
   rateLimiter?: RateLimiter;
-  metrics?: RuntimeMetrics;
-  logger?: Logger;
+  metrics?: RuntimeMetrics | undefined;
+  logger?: Logger | undefined;
 }
+
+/** What whoever runs a controller chooses for it: concurrency, metrics and log. */
+export type ControllerRuntimeOptions = Pick<ControllerOptions, 'workers' | 'metrics' | 'logger'>;
 
 export class Controller {
   readonly name: string;
