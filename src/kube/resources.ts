@@ -42,4 +42,5 @@ export function resourcePath(type: ResourceType, namespace?: string, name?: stri
   return path;
 }
 
+export const PODTRANSITIONRULES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules', kind: 'PodTransitionRule', namespaced: true };
 export const ROLLOUTLIFECYCLES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'rolloutlifecycles', kind: 'RolloutLifecycle', namespaced: true };
