@@ -15,6 +15,7 @@ export const PODS = core('pods', 'Pod');
 export const SERVICES = core('services', 'Service');
 export const SECRETS = core('secrets', 'Secret');
 export const EVENTS = core('events', 'Event');
+export const SERVICE_ACCOUNTS = core('serviceaccounts', 'ServiceAccount');
 export const NAMESPACES = core('namespaces', 'Namespace', false);
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
 const apps = (resource: string, kind: string): ResourceType => ({ group: 'apps', version: 'v1', resource, kind, namespaced: true });
