@@ -64,6 +64,6 @@ export const inServiceMismatches = (pod: Pod): string[] => [
 export function denialMismatches(message: string, webhook: string, error: string, exact = true): string[] {
   const expected = `denied the request: failed to validate ${webhook}, ${error}`;
   const at = message.indexOf(expected);
-  if (at < 0 || (exact && at + expected.length !== message.length)) return [`the answer was ${JSON.stringify(message)}, expected it to end with ${JSON.stringify(expected)}${exact ? '' : '...'}`];
+  if (at < 0 || (exact && at + expected.length !== message.length)) return [`the answer does not end with ${JSON.stringify(expected)}${exact ? '' : '...'}`];
   return [];
 }

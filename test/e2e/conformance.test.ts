@@ -16,6 +16,8 @@ import { runCli } from '../support/cli.ts';
 import { until } from '../support/wait.ts';
 import { parseXml, type XmlElement } from '../support/xml.ts';
 import { startCluster, type Cluster } from './harness.ts';
+import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
+import { registerWebhooks } from '../../src/cli/local-stack.ts';
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -119,5 +121,30 @@ describe('podops conformance against a sandbox without an implementation', () =>
     assert.match(result.stdout, /^SKIP {2}grace-delete\/delete .*\n {6}reason: {4}unknown: no controlled pod to probe with/m);
     assert.match(result.stdout, /^0 passed, 2 failed, 1 skipped of 3 scenarios in [\d.]+s; 3 namespaces deleted$/m);
     assert.deepEqual(await suiteNamespaces(cluster), []);
+  });
+});
+
+describe('podops conformance against podops with GraceDelete and graceful evictions off', () => {
+  let cluster: Cluster;
+  let operator: OperatorProcess;
+  before(async () => {
+    cluster = await startCluster({ operator: 'external' });
+    operator = await startOperatorProcess(cluster.kubeconfigPath, { extraArgs: ['--feature-gates', 'GraceDeleteWebhook=false,GracefulEviction=false'] });
+    await operator.ready();
+    await registerWebhooks(cluster.client, `127.0.0.1:${operator.webhookPort}`);
+  });
+  after(async () => {
+    await operator?.kill();
+    await cluster?.stop();
+  });
+
+  test('finds both off by their probes, and skips their scenarios saying so', async () => {
+    const result = await runCli(['conformance', '--kubeconfig', cluster.kubeconfigPath, '--focus', 'grace-delete|eviction|readiness-gate']);
+    assert.equal(result.code, 0, result.stdout);
+    assert.match(result.stdout, /^ {2}GraceDelete +off: a dry-run DELETE of a controlled pod with the service-ready gate went through/m);
+    assert.match(result.stdout, /^ {2}graceful evictions +off: validating-pod-eviction\.apps\.kusionstack\.io \(podops-validating\) let a dry-run eviction of a controlled pod through/m);
+    assert.match(result.stdout, /^SKIP {2}grace-delete\/delete .*\n {6}reason: {4}off: a dry-run DELETE/m);
+    assert.match(result.stdout, /^SKIP {2}eviction\/evict .*\n {6}reason: {4}off: /m);
+    assert.match(result.stdout, /^1 passed, 0 failed, 2 skipped of 3 scenarios in [\d.]+s; 2 namespaces deleted$/m);
   });
 });

@@ -16,7 +16,7 @@ import {
   TO_EVICT_LABEL,
   idLabelKey,
 } from '../../api/protocol.ts';
-import { isNotFound } from '../../kube/client.ts';
+import { isNotFound, type ApiError } from '../../kube/client.ts';
 import { PODS } from '../../kube/resources.ts';
 import { PROTECTION_FINALIZER, podInService, removeFinalizer } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
@@ -45,50 +45,79 @@ async function letGo(ctx: ScenarioContext, pod: string, id: string): Promise<voi
 const waitGone = (ctx: ScenarioContext, pod: string): Promise<Pod | undefined> =>
   ctx.waitFor('the pod to be deleted', () => readOrGone(ctx, pod), (p) => (going(p) ? [] : ['the pod is neither gone nor terminating']), observedOrGone);
 
-const graceDelete: Scenario = {
+interface Departure {
+  name: string;
+  title: string;
+  requires: Scenario['requires'];
+  /** The request that asks the pod to leave, must be refused, and what is wrong with the refusal. */
+  ask: { step: string; request: string; send(ctx: ScenarioContext, pod: string): Promise<unknown>; check(refusal: ApiError): string[] };
+  /** The lifecycle the implementation runs, and the label that marks the pod for it. */
+  id: string;
+  type: string;
+  mark: string;
+  /** What makes the pod go once its lifecycle allows it. */
+  end: { step: string; run(ctx: ScenarioContext, pod: string): Promise<unknown> };
+}
+
+/** A pod in service asked to leave: refused, taken out of service by a lifecycle held in preparing by the finalizer, then gone. */
+const departure = (d: Departure): Scenario => ({
+  name: d.name,
+  title: d.title,
+  requires: d.requires,
+  async run(ctx) {
+    const pod = 'web';
+    await ctx.step('a pod in service behind the cooperation controller', () => podInService(ctx, pod, { finalizers: [PROTECTION_FINALIZER] }));
+    await ctx.step(d.ask.step, async () => {
+      const refusal = await ctx.expectRefusal(d.ask.request, () => d.ask.send(ctx, pod));
+      ctx.expect(`the answer to ${d.ask.request}`, d.ask.check(refusal), observedAnswer(d.ask.request, refusal));
+    });
+    await ctx.step(`the pod is labelled ${d.mark}; its ${d.id} lifecycle is held in preparing by the finalizer`, () => heldInPreparing(ctx, pod, d.id, d.type, d.mark));
+    await ctx.step('the cooperation controller drops its finalizer: the operation is allowed', () => letGo(ctx, pod, d.id));
+    await ctx.step(d.end.step, () => d.end.run(ctx, pod));
+  },
+});
+
+const evict = (ctx: ScenarioContext, pod: string) => ctx.client.evict(ctx.namespace, pod, { signal: ctx.signal });
+
+const graceDelete = departure({
   name: 'grace-delete/delete',
   title: 'a DELETE of a controlled pod is refused, the pod goes through a pod-delete lifecycle, and is deleted once out of service',
   requires: ['graceDelete'],
-  async run(ctx) {
-    const pod = 'web';
-    await ctx.step('a pod in service behind the cooperation controller', () => podInService(ctx, pod, { finalizers: [PROTECTION_FINALIZER] }));
-    await ctx.step('DELETE: refused, naming the protection finalizer', async () => {
-      const request = `delete pod ${pod}`;
-      const refusal = await ctx.expectRefusal(request, () => ctx.client.delete(PODS, ctx.namespace, pod, { signal: ctx.signal }));
-      const error = `${GRACE_DELETE_MESSAGE} with finalizers: [${PROTECTION_FINALIZER}]`;
-      ctx.expect(`the answer to ${request}`, denialMismatches(refusal.status.message ?? refusal.message, GRACE_DELETE_WEBHOOK_NAME, error), observedAnswer(request, refusal));
-    });
-    await ctx.step(`the pod is labelled ${TO_DELETE_LABEL}; its ${POD_DELETE_LIFECYCLE_ID} lifecycle is held in preparing by the finalizer`, () =>
-      heldInPreparing(ctx, pod, POD_DELETE_LIFECYCLE_ID, OPERATION_TYPE_DELETE, TO_DELETE_LABEL),
-    );
-    await ctx.step('the cooperation controller drops its finalizer: the operation is allowed', () => letGo(ctx, pod, POD_DELETE_LIFECYCLE_ID));
-    await ctx.step('the implementation deletes the pod', () => waitGone(ctx, pod));
+  ask: {
+    step: 'DELETE: refused, naming the protection finalizer',
+    request: 'delete pod web',
+    send: (ctx, pod) => ctx.client.delete(PODS, ctx.namespace, pod, { signal: ctx.signal }),
+    check: (refusal) => denialMismatches(refusal.status.message ?? refusal.message, GRACE_DELETE_WEBHOOK_NAME, `${GRACE_DELETE_MESSAGE} with finalizers: [${PROTECTION_FINALIZER}]`),
   },
-};
+  id: POD_DELETE_LIFECYCLE_ID,
+  type: OPERATION_TYPE_DELETE,
+  mark: TO_DELETE_LABEL,
+  end: { step: 'the implementation deletes the pod', run: waitGone },
+});
 
-const eviction: Scenario = {
+const eviction = departure({
   name: 'eviction/evict',
   title: 'an eviction of a controlled pod is deferred (429) until its pod-eviction lifecycle took it out of service, then goes through',
   requires: ['gracefulEviction'],
-  async run(ctx) {
-    const pod = 'web';
-    const evict = () => ctx.client.evict(ctx.namespace, pod, { signal: ctx.signal });
-    await ctx.step('a pod in service behind the cooperation controller', () => podInService(ctx, pod, { finalizers: [PROTECTION_FINALIZER] }));
-    await ctx.step('evict: deferred with 429', async () => {
-      const request = `evict pod ${pod}`;
-      const refusal = await ctx.expectRefusal(request, evict);
-      const wrong = [...(refusal.code === 429 ? [] : [`answered ${refusal.code}, expected 429`]), ...((refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE) ? [] : [`the message does not say "${EVICTION_DEFERRED_MESSAGE}"`])];
-      ctx.expect(`the answer to ${request}`, wrong, observedAnswer(request, refusal));
-    });
-    await ctx.step(`the pod is labelled ${TO_EVICT_LABEL}; its ${POD_EVICTION_LIFECYCLE_ID} lifecycle is held in preparing by the finalizer`, () =>
-      heldInPreparing(ctx, pod, POD_EVICTION_LIFECYCLE_ID, OPERATION_TYPE_EVICT, TO_EVICT_LABEL),
-    );
-    await ctx.step('the cooperation controller drops its finalizer: the operation is allowed', () => letGo(ctx, pod, POD_EVICTION_LIFECYCLE_ID));
-    await ctx.step('the eviction is retried: accepted, and the pod goes', async () => {
-      await evict();
-      await waitGone(ctx, pod);
-    });
+  ask: {
+    step: 'evict: deferred with 429',
+    request: 'evict pod web',
+    send: evict,
+    check: (refusal) => [
+      ...(refusal.code === 429 ? [] : [`answered ${refusal.code}, expected 429`]),
+      ...((refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE) ? [] : [`the message does not say "${EVICTION_DEFERRED_MESSAGE}"`]),
+    ],
   },
-};
+  id: POD_EVICTION_LIFECYCLE_ID,
+  type: OPERATION_TYPE_EVICT,
+  mark: TO_EVICT_LABEL,
+  end: {
+    step: 'the eviction is retried: accepted, and the pod goes',
+    async run(ctx, pod) {
+      await evict(ctx, pod);
+      await waitGone(ctx, pod);
+    },
+  },
+});
 
 export const deletionScenarios: readonly Scenario[] = [graceDelete, eviction];
