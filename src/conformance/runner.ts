@@ -2,7 +2,7 @@
 // of its own (a few at a time), each with its own deadline, skipping those that need what is missing, and
 // deleting every namespace it made, also when the user stops the run.
 
-import type { KubeClient } from '../kube/client.ts';
+import { ApiError, type KubeClient } from '../kube/client.ts';
 import { detectCapabilities, type Capabilities } from './capabilities.ts';
 import { Interrupted, ScenarioContext } from './context.ts';
 import { awaitNamespacesGone, createNamespace, deleteNamespace, waitForServiceAccount } from './namespaces.ts';
@@ -68,9 +68,11 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   /** Runs `body` in a new namespace of the suite with a fresh deadline, and starts deleting the namespace after. */
   async function inNamespace<T>(purpose: string, body: (ctx: ScenarioContext) => Promise<T>): Promise<T> {
     const deadline = performance.now() + options.timeoutMs;
-    const signal = AbortSignal.any([interrupt, AbortSignal.timeout(Math.ceil(options.timeoutMs))]);
-    const namespace = await createNamespace(client, purpose, signal);
+    const timeout = AbortSignal.timeout(Math.ceil(options.timeoutMs));
+    // Not stopped by Ctrl-C: a create cut short might have made a namespace the cleanup would not know of.
+    const namespace = await createNamespace(client, purpose, timeout);
     created.push(namespace);
+    const signal = AbortSignal.any([interrupt, timeout]);
     try {
       await waitForServiceAccount(client, namespace, signal);
       return await body(new ScenarioContext({ client, namespace, image: options.image, deadline, interrupt, signal }));
@@ -103,9 +105,10 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   async function runOne(scenario: Scenario): Promise<ScenarioResult> {
     const base = { name: scenario.name, title: scenario.title, topic: topicOf(scenario) };
     const begin = now();
-    if (interrupt.aborted || !capabilities) return { ...base, status: 'interrupted', durationMs: 0, reason: 'not run: the run was interrupted' };
-    const missing = (scenario.requires ?? []).find((name) => !capabilities![name].available);
-    if (missing) return { ...base, status: 'skipped', durationMs: 0, reason: capabilities[missing].summary };
+    const offered = capabilities;
+    if (interrupt.aborted || !offered) return { ...base, status: 'interrupted', durationMs: 0, reason: 'not run: the run was interrupted' };
+    const missing = (scenario.requires ?? []).find((name) => !offered[name].available);
+    if (missing) return { ...base, status: 'skipped', durationMs: 0, reason: offered[missing].summary };
     let namespace: string | undefined;
     let step = 'create its namespace';
     try {
@@ -144,5 +147,5 @@ export async function runConformance(options: RunOptions): Promise<Report> {
 /** An error that is not a failed expectation: an API answer, a connection, the deadline. */
 function failureOf(err: unknown, timeoutMs: number): { message: string; observed?: Observed } {
   if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') return { message: `the scenario's deadline (${timeoutMs / 1000}s) passed during a request` };
-  return { message: (err as Error).message, observed: observedAnswer('the last request', err) };
+  return { message: (err as Error).message, ...(err instanceof ApiError && { observed: observedAnswer('the last request', err) }) };
 }
