@@ -36,14 +36,16 @@ export const expectedFinalizer = (ctx: ScenarioContext, finalizer: string): Reco
   [AVAILABLE_CONDITIONS_ANNOTATION]: JSON.stringify({ expectedFinalizers: { [`ConformanceLoadBalancer/${ctx.namespace}/conformance`]: finalizer } }),
 });
 
-export const addFinalizer = (ctx: ScenarioContext, pod: string, finalizer = PROTECTION_FINALIZER): Promise<Pod> =>
+/** The cooperation controller routes to the pod: its protection finalizer goes on. */
+export const addFinalizer = (ctx: ScenarioContext, pod: string): Promise<Pod> =>
   ctx.updatePod(pod, (p) => {
-    p.metadata.finalizers = [...(p.metadata.finalizers ?? []).filter((f) => f !== finalizer), finalizer];
+    p.metadata.finalizers = [...(p.metadata.finalizers ?? []).filter((f) => f !== PROTECTION_FINALIZER), PROTECTION_FINALIZER];
   });
 
-export const removeFinalizer = (ctx: ScenarioContext, pod: string, finalizer = PROTECTION_FINALIZER): Promise<Pod> =>
+/** The cooperation controller deregistered the pod: its protection finalizer goes. */
+export const removeFinalizer = (ctx: ScenarioContext, pod: string): Promise<Pod> =>
   ctx.updatePod(pod, (p) => {
-    p.metadata.finalizers = (p.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+    p.metadata.finalizers = (p.metadata.finalizers ?? []).filter((f) => f !== PROTECTION_FINALIZER);
   });
 
 /** A controlled pod, created and waited for until it serves: the gate True, Ready, labelled service-available. */

@@ -10,6 +10,15 @@ import type { ScenarioContext } from './context.ts';
 /** The selector of every scenario rule: the pods a scenario creates for rules carry it. */
 export const RULE_POD_LABELS = { app: 'web' };
 
+/** The label a labelCheck rule of the scenarios requires (`=true`): a pod without it is held in the rule's stage. */
+export const RELEASE_LABEL = 'conformance.podops.io/release';
+
+/** A labelCheck rule requiring RELEASE_LABEL=true, in the stage given (PreCheck when none). */
+export const releaseRule = (name: string, stage?: TransitionStage): TransitionRule => ({ name, ...(stage && { stage }), labelCheck: { requires: { matchLabels: { [RELEASE_LABEL]: 'true' } } } });
+
+/** How a releaseRule rejects a pod without the label. */
+export const releaseRejection = (ctx: ScenarioContext, pod: string): string => `block by label check policy, pod ${ctx.namespace}/${pod} labels not match ${RELEASE_LABEL}=true`;
+
 export async function createRule(ctx: ScenarioContext, name: string, rules: TransitionRule[]): Promise<void> {
   const rule: PodTransitionRule = { apiVersion: PTR_API_VERSION, kind: PTR_KIND, metadata: { name, namespace: ctx.namespace }, spec: { selector: { matchLabels: RULE_POD_LABELS }, rules } };
   await ctx.client.create(PODTRANSITIONRULES, rule, { signal: ctx.signal });

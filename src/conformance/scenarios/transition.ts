@@ -5,7 +5,7 @@ import { PRE_CHECK_STAGE, SERVICE_AVAILABLE_LABEL, idLabelKey } from '../../api/
 import { ID, begin, finish, noLabelsOf, podInService } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
 import { labelMismatches } from '../expect.ts';
-import { RULE_POD_LABELS, createRule, waitForRejection, waitForTargets } from '../rules.ts';
+import { RELEASE_LABEL, RULE_POD_LABELS, createRule, releaseRejection, releaseRule, waitForRejection, waitForTargets } from '../rules.ts';
 import type { Scenario } from '../scenario.ts';
 
 const key = idLabelKey;
@@ -49,8 +49,6 @@ const availablePolicy: Scenario = {
   },
 };
 
-const RELEASE_LABEL = 'conformance.podops.io/release';
-
 const labelCheck: Scenario = {
   name: 'transition/label-check',
   title: 'labelCheck holds a pod in PreCheck until it has the label required, with the label check reason',
@@ -59,12 +57,12 @@ const labelCheck: Scenario = {
     const pod = 'web';
     await ctx.step(`a pod in service, selected by a rule requiring ${RELEASE_LABEL}=true`, async () => {
       await podInService(ctx, pod, { labels: RULE_POD_LABELS });
-      await createRule(ctx, 'ready-check', [{ name: 'released', labelCheck: { requires: { matchLabels: { [RELEASE_LABEL]: 'true' } } } }]);
+      await createRule(ctx, 'ready-check', [releaseRule('released')]);
       await waitForTargets(ctx, 'ready-check', [pod]);
     });
     await ctx.step('begin: the rule rejects the pod with the label check reason, and it stays in PreCheck', async () => {
       await begin(ctx, pod);
-      await waitForRejection(ctx, 'ready-check', pod, PRE_CHECK_STAGE, 'released', `block by label check policy, pod ${ctx.namespace}/${pod} labels not match ${RELEASE_LABEL}=true`);
+      await waitForRejection(ctx, 'ready-check', pod, PRE_CHECK_STAGE, 'released', releaseRejection(ctx, pod));
       ctx.expectLabels(await ctx.readPod(pod), 'the rejected pod', { [key('pre-check', ID)]: true, [key('pre-checked', ID)]: false });
     });
     await ctx.step(`label the pod ${RELEASE_LABEL}=true: it passes PreCheck and runs its lifecycle`, async () => {

@@ -3,13 +3,12 @@
 // undo write; the pod then returns to service.
 
 import { AVAILABLE_CONDITIONS_ANNOTATION, PRE_CHECK_STAGE, POST_CHECK_STAGE, idLabelKey, operationPermissionKey, type IdLabelWord } from '../../api/protocol.ts';
-import { ID, PROTECTION_FINALIZER, TYPE, begin, expectedFinalizer, finish, noLabelsOf, podInService, undo } from '../actors.ts';
+import { ID, TYPE, addFinalizer, begin, expectedFinalizer, finish, noLabelsOf, podInService, undo } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
 import { inServiceMismatches, serviceReadyMismatches } from '../expect.ts';
-import { RULE_POD_LABELS, createRule, waitForRejection, waitForTargets } from '../rules.ts';
+import { RULE_POD_LABELS, createRule, releaseRejection, releaseRule, waitForRejection, waitForTargets } from '../rules.ts';
 import type { CapabilityName, Scenario } from '../scenario.ts';
 
-const RELEASE_LABEL = 'conformance.podops.io/release';
 /** An expected finalizer nobody adds: the lifecycle cannot be cleaned up. */
 const NEVER_ADDED = 'conformance.podops.io/never-added';
 
@@ -34,10 +33,10 @@ const ruleHold = (stage: typeof PRE_CHECK_STAGE | typeof POST_CHECK_STAGE, word:
   finished,
   requires: ['podTransitionRule'],
   async hold(ctx, pod) {
-    await createRule(ctx, 'hold', [{ name: 'release', stage, labelCheck: { requires: { matchLabels: { [RELEASE_LABEL]: 'true' } } } }]);
+    await createRule(ctx, 'hold', [releaseRule('release', stage)]);
     await waitForTargets(ctx, 'hold', [pod]);
   },
-  held: (ctx, pod) => waitForRejection(ctx, 'hold', pod, stage, 'release', `block by label check policy, pod ${ctx.namespace}/${pod} labels not match ${RELEASE_LABEL}=true`),
+  held: (ctx, pod) => waitForRejection(ctx, 'hold', pod, stage, 'release', releaseRejection(ctx, pod)),
 });
 
 const holds: Hold[] = [
@@ -47,7 +46,7 @@ const holds: Hold[] = [
     word: 'preparing',
     finished: false,
     // The cooperation controller keeps routing to the pod: its protection finalizer stays.
-    hold: (ctx, pod) => ctx.updatePod(pod, (p) => void (p.metadata.finalizers = [PROTECTION_FINALIZER])),
+    hold: (ctx, pod) => addFinalizer(ctx, pod),
     held: (ctx, pod) => ctx.waitForPod(pod, 'the gate False', (p) => serviceReadyMismatches(p, 'False')),
   },
   { phase: 'Operating', word: 'operate', finished: false, hold: async () => {}, held: async () => {} },
