@@ -2,11 +2,10 @@
 // of its own (a few at a time), each with its own deadline, skipping those that need what is missing, and
 // deleting every namespace it made, also when the user stops the run.
 
-import { ApiError, type KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { detectCapabilities, type Capabilities } from './capabilities.ts';
 import { Interrupted, ScenarioContext } from './context.ts';
 import { awaitNamespacesGone, createNamespace, deleteNamespace, waitForServiceAccount } from './namespaces.ts';
-import { observedAnswer } from './observe.ts';
 import { StepFailure, topicOf, type Observed, type Scenario } from './scenario.ts';
 
 export interface RunOptions {
@@ -144,8 +143,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   };
 }
 
-/** An error that is not a failed expectation: an API answer, a connection, the deadline. */
-function failureOf(err: unknown, timeoutMs: number): { message: string; observed?: Observed } {
+/** An error that is not a failed expectation: an API answer (its message names the request), a connection, the deadline. */
+function failureOf(err: unknown, timeoutMs: number): { message: string } {
   if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') return { message: `the scenario's deadline (${timeoutMs / 1000}s) passed during a request` };
-  return { message: (err as Error).message, ...(err instanceof ApiError && { observed: observedAnswer('the last request', err) }) };
+  return { message: (err as Error).message };
 }

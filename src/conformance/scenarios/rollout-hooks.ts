@@ -5,6 +5,7 @@
 
 import { RL_API_VERSION, RL_JOB_HOOK_LABEL, RL_KIND, RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type LifecycleHook, type RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
 import type { ObjectMeta } from '../../api/kube.ts';
+import type { KubeObject } from '../../kube/client.ts';
 import { DEPLOYMENTS, JOBS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import type { ScenarioContext } from '../context.ts';
 import { StepFailure, type Scenario } from '../scenario.ts';
@@ -50,9 +51,9 @@ async function changeTemplate(ctx: ScenarioContext): Promise<void> {
 const waitForHookJob = (ctx: ScenarioContext, hook: string) =>
   ctx.waitFor(
     `a Job labelled ${RL_JOB_HOOK_LABEL}=${hook}`,
-    () => ctx.client.list(JOBS, { namespace: ctx.namespace, labelSelector: `${RL_JOB_HOOK_LABEL}=${hook}` }, ctx.signal),
-    (list) => (list.items.length > 0 ? [] : ['no such Job']),
-    () => ({ kind: 'Object', name: 'Jobs', state: [] }),
+    () => ctx.client.list<KubeObject>(JOBS, { namespace: ctx.namespace }, ctx.signal),
+    (list) => (list.items.some((job) => (job.metadata as ObjectMeta).labels?.[RL_JOB_HOOK_LABEL] === hook) ? [] : ['no such Job']),
+    (list) => ({ kind: 'Object', name: 'the Jobs of the namespace', state: list.items.map((job) => job.metadata.name) }),
   );
 
 const waitForPhase = (ctx: ScenarioContext, rolloutPhase: string, hookPhase: string) =>
