@@ -76,6 +76,26 @@ export default tseslint.config(
       ],
     },
   },
+  // The conformance suite holds for any implementation: it speaks the wire protocol (api/, the client), and never
+  // asks podops' own lifecycle, transition, SDK or controller code what the right answer is.
+  {
+    files: ['src/conformance/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            PACKAGE_BY_NAME,
+            NOT_SANDBOX,
+            {
+              group: ['**/lifecycle/*', '**/transition/*', '**/transition/**', '**/rollout/*', '**/sdk/*', '**/controllers/*', '**/webhook/*', '**/operator/*', '**/cli/*'],
+              message: "Conformance scenarios state the protocol's expectations themselves; podops' implementation is what they check, not what they ask.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The examples are written as a user of the published package would write them: only its entry points.
   {
     files: ['examples/**/*.ts'],

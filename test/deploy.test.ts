@@ -6,7 +6,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { PODTRANSITIONRULES } from '../src/controllers/transition-controller.ts';
 import * as resources from '../src/kube/resources.ts';
 import type { ResourceType } from '../src/kube/resources.ts';
 import { deployFiles } from '../src/operator/deploy-files.ts';
@@ -96,10 +95,7 @@ test('the pod webhooks only see controlled pods, fail closed and answer within 5
 // ---- RBAC: what the code calls, read from the code --------------------------------------------------------
 
 const CALL_VERBS: Record<string, string> = { get: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', delete: 'delete' };
-const CONSTANTS: Record<string, ResourceType> = {
-  ...(Object.fromEntries(Object.entries(resources).filter(([, v]) => typeof v === 'object' && v !== null && 'resource' in v)) as Record<string, ResourceType>),
-  PODTRANSITIONRULES,
-};
+const CONSTANTS = Object.fromEntries(Object.entries(resources).filter(([, v]) => typeof v === 'object' && v !== null && 'resource' in v)) as Record<string, ResourceType>;
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, dir), { recursive: true });

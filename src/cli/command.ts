@@ -84,6 +84,13 @@ function argumentComplaint(config: ParseArgsConfig): string | undefined {
   return undefined;
 }
 
+/** Go-style durations as controller-runtime's flags take them: `500ms`, `15s`, `1m`; in milliseconds. */
+export function durationFlag(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
+  if (!match) throw new UsageError(`${flag} must be a duration such as 500ms, 15s or 1m, got "${value}"`);
+  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+}
+
 /** An option in a command's --help: its flags, and its description (more lines continue it). */
 export type OptionHelp = readonly [flags: string, description: string, ...continued: string[]];
 

@@ -3,17 +3,23 @@
 import { KubeClient } from '../kube/client.ts';
 import type { OptionHelp } from './command.ts';
 
-export const kubeFlagOptions = {
+/** Which cluster: for commands that work across namespaces. */
+export const clusterFlagOptions = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
+} as const;
+
+export const CLUSTER_FLAGS_HELP: readonly OptionHelp[] = [
+  ['--kubeconfig PATH', 'kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)'],
+  ['--context NAME', 'kubeconfig context'],
+];
+
+export const kubeFlagOptions = {
+  ...clusterFlagOptions,
   namespace: { type: 'string', short: 'n' },
 } as const;
 
-export const KUBE_FLAGS_HELP: readonly OptionHelp[] = [
-  ['--kubeconfig PATH', 'kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)'],
-  ['--context NAME', 'kubeconfig context'],
-  ['-n, --namespace NS', "namespace (default: the context's, else default)"],
-];
+export const KUBE_FLAGS_HELP: readonly OptionHelp[] = [...CLUSTER_FLAGS_HELP, ['-n, --namespace NS', "namespace (default: the context's, else default)"]];
 
 /** A client from the kubeconfig flags, else from the command's environment (`$KUBECONFIG`, `~/.kube/config`). */
 export function clientFromFlags(values: { kubeconfig?: string; context?: string }, env: NodeJS.ProcessEnv): KubeClient {

@@ -6,7 +6,7 @@
 // The lifecycle controller reads the verdicts from the same cache (TransitionRuleChecker).
 
 import type { Pod } from '../api/kube.ts';
-import { PTR_API_VERSION, PTR_KIND, PTR_PLURAL, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
+import { PTR_API_VERSION, PTR_KIND, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { TRANSITION_RULE_FINALIZER, transitionDetailAnnotation, type TransitionStage } from '../api/protocol.ts';
 import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
@@ -15,7 +15,7 @@ import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
-import { PODS, type ResourceType } from '../kube/resources.ts';
+import { PODS, PODTRANSITIONRULES } from '../kube/resources.ts';
 import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { parseSkipRuleTypes } from '../transition/rules.ts';
@@ -28,8 +28,6 @@ import type { TransitionChecker } from './lifecycle-controller.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
 
 export const TRANSITION_CONTROLLER_NAME = 'podtransitionrule-controller';
-
-export const PODTRANSITIONRULES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: PTR_PLURAL, kind: PTR_KIND, namespaced: true };
 
 /** The lifecycle controller's view of PodTransitionRules: the verdicts in the rules' cached status. */
 export class TransitionRuleChecker implements TransitionChecker {

@@ -15,6 +15,7 @@ export const PODS = core('pods', 'Pod');
 export const SERVICES = core('services', 'Service');
 export const SECRETS = core('secrets', 'Secret');
 export const EVENTS = core('events', 'Event');
+export const SERVICE_ACCOUNTS = core('serviceaccounts', 'ServiceAccount');
 export const NAMESPACES = core('namespaces', 'Namespace', false);
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
 const apps = (resource: string, kind: string): ResourceType => ({ group: 'apps', version: 'v1', resource, kind, namespaced: true });
@@ -42,4 +43,5 @@ export function resourcePath(type: ResourceType, namespace?: string, name?: stri
   return path;
 }
 
+export const PODTRANSITIONRULES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules', kind: 'PodTransitionRule', namespaced: true };
 export const ROLLOUTLIFECYCLES: ResourceType = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'rolloutlifecycles', kind: 'RolloutLifecycle', namespaced: true };

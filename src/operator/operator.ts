@@ -20,7 +20,7 @@ import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
-import { DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS } from '../kube/resources.ts';
+import { DAEMONSETS, DEPLOYMENTS, JOBS, PODS, PODTRANSITIONRULES, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS } from '../kube/resources.ts';
 import { RL_KIND, RL_WORKLOAD_LABEL, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 import { rolloutController } from '../controllers/rollout-controller.ts';
 import type { JobLike } from '../rollout/observe.ts';
@@ -29,7 +29,7 @@ import { admitWorkload, defaultRolloutLifecycleRequest, validateRolloutLifecycle
 import { admitEviction } from '../webhook/eviction.ts';
 import type { AdmissionRequest } from '../webhook/admission.ts';
 import { lifecycleController } from '../controllers/lifecycle-controller.ts';
-import { PODTRANSITIONRULES, TransitionRuleChecker, transitionController } from '../controllers/transition-controller.ts';
+import { TransitionRuleChecker, transitionController } from '../controllers/transition-controller.ts';
 import { podTransitionRuleSchema, PTR_KIND, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';

@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
 import { RL_FIELD_MANAGER } from '../../src/api/rolloutlifecycle.ts';
-import { DEPLOYMENTS, PODS, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { DEPLOYMENTS, PODS, PODTRANSITIONRULES, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
 import { allowed, denied } from '../../src/webhook/admission.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';

@@ -1,5 +1,6 @@
 // A full PodOpsLifecycle on the sandbox, over HTTP only: the operator, its webhooks, the simulated kubelet
-// and the example load balancer.
+// and the example load balancer. (The protocol's own scenarios, several lifecycles on a pod among them, are
+// the conformance suite's: test/e2e/conformance.test.ts.)
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -77,24 +78,5 @@ describe('a full lifecycle on the sandbox', () => {
     assert.deepEqual(timed.map((v) => `${v.labels.phase}=${v.value}`).sort(), ['Completing=1', 'Operating=1', 'PostCheck=1', 'PreCheck=1', 'Preparing=1']);
     const reviews = counts('podops_admission_review_duration_seconds').filter((v) => v.labels.kind === 'Pod/status' && v.labels.verdict === 'patched');
     assert.ok(reviews.some((v) => v.value > 0), 'the mutating webhook patched pods/status updates, and their latency was recorded');
-  });
-
-  test('two lifecycles of different types synchronise at operated', async () => {
-    const { client } = cluster;
-    await client.create(PODS, controlledPod('e2e', 'web-1'));
-    await until(() => getPod(cluster, 'e2e', 'web-1'), isServiceAvailable, 'web-1 service-available');
-    const ops = new OperationClient(podWriterFor(client));
-    const upgrade: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
-    const restart: LifecycleAdapter = { id: 'restart', type: 'restart', allowMultiType: false };
-    await ops.begin(upgrade, await getPod(cluster, 'e2e', 'web-1'));
-    await ops.begin(restart, await getPod(cluster, 'e2e', 'web-1'));
-    const both = await until(() => getPod(cluster, 'e2e', 'web-1'), (p) => allowOps(upgrade, 0, p, nowNanos()).allowed && allowOps(restart, 0, p, nowNanos()).allowed, 'both allowed');
-    const afterFirst = await ops.finish(upgrade, both);
-    assert.equal(afterFirst.pod.metadata.labels?.['operated.podopslifecycle.kusionstack.io/upgrade'], undefined, 'upgrade waits for restart');
-    assert.ok(afterFirst.pod.metadata.labels?.['operate.podopslifecycle.kusionstack.io/upgrade']);
-    const afterSecond = await ops.finish(restart, await getPod(cluster, 'e2e', 'web-1'));
-    const labels = afterSecond.pod.metadata.labels ?? {};
-    assert.equal(labels['operated.podopslifecycle.kusionstack.io/upgrade'], labels['operated.podopslifecycle.kusionstack.io/restart'], 'operated together');
-    await until(() => getPod(cluster, 'e2e', 'web-1'), isServiceAvailable, 'both lifecycles to end');
   });
 });

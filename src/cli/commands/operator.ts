@@ -7,7 +7,7 @@ import { createLogger } from '../../kube/log.ts';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { startOperator } from '../../operator/operator.ts';
 import type { ClientAuthentication } from '../../webhook/server.ts';
-import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, durationFlag, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops operator [options]
 
@@ -37,13 +37,6 @@ ${optionsHelp([
 
 Environment:
 ${optionsHelp([['SKIP_POD_TRANSITION_RULES', 'comma list of rule types every PodTransitionRule ignores', '(availablePolicy, labelCheck, webhook)']])}`;
-
-/** Go-style durations as controller-runtime's flags take them: `500ms`, `15s`, `1m`. */
-function durationFlag(flag: string, value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
-  if (!match) throw new UsageError(`${flag} must be a duration such as 500ms, 15s or 1m, got "${value}"`);
-  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
-}
 
 async function readClientAuthentication(caFile: string | undefined, names: string | undefined): Promise<ClientAuthentication | undefined> {
   const nameList = names?.split(',').map((n) => n.trim()).filter(Boolean) ?? [];

@@ -1,5 +1,5 @@
-// Undo in each phase, GraceDelete through kubectl, and workload rollouts that never remove a pod while the
-// load balancer still sends it traffic.
+// GraceDelete through kubectl, and workload rollouts that never remove a pod while the load balancer still sends
+// it traffic. (Undo in each phase is a conformance scenario: test/e2e/conformance.test.ts.)
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -7,86 +7,18 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Pod } from '../../src/api/kube.ts';
 import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
-import { nowNanos } from '../../src/kube/clock.ts';
 import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
-import { PODTRANSITIONRULES } from '../../src/controllers/transition-controller.ts';
-import { LIFECYCLE_PHASES, lifecyclePhase, type LifecyclePhase } from '../../src/lifecycle/phase.ts';
-import { parseLifecycles } from '../../src/lifecycle/parse.ts';
-import { podWriterFor } from '../../src/sdk/kube-writer.ts';
-import { OperationClient } from '../../src/sdk/operation-client.ts';
-import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
-import { removeExpectedFinalizers, setExpectedFinalizers } from '../../src/sdk/cooperation.ts';
-import { updateWithRetry } from '../../src/sdk/writer.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
-import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
-const adapter: LifecycleAdapter = { id: 'upgrade', type: 'update', allowMultiType: false };
-// Not a Service, so the lifecycle controller never drops it as a dirty entry.
-const HOLD_ENTRY = { 'Gateway/e2e/hold': 'example.com/never-added' };
-const phaseOf = (pod: Pod): LifecyclePhase | undefined => {
-  const lifecycle = parseLifecycles(pod.metadata.labels).byId.get(adapter.id);
-  return lifecycle && lifecyclePhase(lifecycle);
-};
-
-describe('undo, GraceDelete and rollouts on the sandbox', () => {
+describe('GraceDelete and rollouts on the sandbox', () => {
   let cluster: Cluster;
   before(async () => {
     cluster = await startCluster();
     await serviceNamespace(cluster, 'e2e');
   });
   after(() => cluster.stop());
-
-  /**
-   * Keeps the pod in `phase` until undo: a blocking rule, a protection finalizer, an unfinished operation, or
-   * (Completing) an expected finalizer nobody adds.
-   */
-  async function holdIn(phase: LifecyclePhase, name: string): Promise<void> {
-    const { client } = cluster;
-    if (phase === 'PreCheck' || phase === 'PostCheck') {
-      await client.create(PODTRANSITIONRULES, {
-        apiVersion: 'apps.kusionstack.io/v1alpha1',
-        kind: 'PodTransitionRule',
-        metadata: { name, namespace: 'e2e' },
-        spec: { selector: { matchLabels: { hold: name } }, rules: [{ name: 'hold', stage: phase, labelCheck: { requires: { matchLabels: { release: 'go' } } } }] },
-      });
-    }
-    if (phase === 'Preparing') await client.patch(PODS, 'e2e', name, 'merge', { metadata: { finalizers: ['prot.podopslifecycle.kusionstack.io/test-hold'] } });
-    if (phase === 'Completing') await updateWithRetry(podWriterFor(client), await getPod(cluster, 'e2e', name), (p) => setExpectedFinalizers(p, HOLD_ENTRY));
-  }
-
-  /** Lets the pod back into service once the lifecycle is undone. */
-  async function release(phase: LifecyclePhase, name: string): Promise<void> {
-    const { client } = cluster;
-    if (phase === 'Preparing') await client.patch(PODS, 'e2e', name, 'merge', { metadata: { finalizers: null } });
-    if (phase === 'Completing') await updateWithRetry(podWriterFor(client), await getPod(cluster, 'e2e', name), (p) => removeExpectedFinalizers(p, Object.keys(HOLD_ENTRY)));
-  }
-
-  // The protocol allows undo in every phase, Completing included (Kuperator's behaviour, docs/protocol.md): the ID still has
-  // `operated` there, so the webhook strips its labels.
-  for (const phase of LIFECYCLE_PHASES) {
-    test(`undo in ${phase} removes every label of the lifecycle in that write, and the pod returns to service`, async () => {
-      const name = `undo-${phase.toLowerCase()}`;
-      const { client } = cluster;
-      await client.create(PODS, { ...controlledPod('e2e', name), metadata: { ...controlledPod('e2e', name).metadata, labels: { app: 'web', 'kusionstack.io/control': 'true', hold: name } } });
-      await until(() => getPod(cluster, 'e2e', name), isServiceAvailable, `${name} service-available`);
-      await holdIn(phase, name);
-      const ops = new OperationClient(podWriterFor(client));
-      await ops.begin(adapter, await getPod(cluster, 'e2e', name));
-      if (phase === 'PostCheck' || phase === 'Completing') {
-        const operable = await until(() => getPod(cluster, 'e2e', name), (p) => allowOps(adapter, 0, p, nowNanos()).allowed, 'AllowOps');
-        await ops.finish(adapter, operable);
-      }
-      const held = await until(() => getPod(cluster, 'e2e', name), (p) => phaseOf(p) === phase, `${name} in ${phase}`);
-      // Stays there: the hold works.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(phaseOf(await getPod(cluster, 'e2e', name)), phase);
-      const undone = await ops.undo(adapter, held);
-      assert.deepEqual(lifecycleLabels(undone.pod), [], 'every label of the ID went in the undo write');
-      await release(phase, name);
-      await until(() => getPod(cluster, 'e2e', name), isServiceAvailable, `${name} back in service`);
-    });
-  }
 
   test('kubectl delete pod: denied with the upstream message, then deleted once out of traffic', { skip: skipWithoutKubectl }, async () => {
     const { client } = cluster;
