@@ -12,6 +12,18 @@ describe('parseLifecycles', () => {
     assert.throws(() => parseLifecycles({ 'operate.podopslifecycle.kusionstack.io': '1' }), InvalidLabelError);
   });
 
+  test("other malformed keys are the validation's to deny: the parse skips them (upstream's mutation does not fail on them)", () => {
+    const parsed = parseLifecycles({
+      'operating.podopslifecycle.kusionstack.io/a': '1',
+      'post-check.podopslifecycle.kusionstack.io': '1',
+      'pre-check.podopslifecycle.kusionstack.io/a/b': '1',
+      'operated.podopslifecycle.kusionstack.io/x/y': '1',
+    });
+    assert.deepEqual([...parsed.byId.keys()], ['a']);
+    assert.deepEqual(parsed.byId.get('a')?.labels, { operating: '1' });
+    assert.throws(() => parseLifecycles({ 'operated.podopslifecycle.kusionstack.io/': '1' }), InvalidLabelError);
+  });
+
   test('no labels: no lifecycles', () => {
     const parsed = parseLifecycles(undefined);
     assert.equal(parsed.byId.size, 0);

@@ -1,10 +1,10 @@
 // Parse a pod's labels into its lifecycles. IDs exist only through the operating, operate and operated
 // families (upstream IDToLabelsMap); the other families of an ID are gathered for the IDs found.
 
-import { ID_DEFINING_WORDS, ID_LABEL_WORDS, idLabelKey, operationPermissionKey, parseIdLabelKey, type IdLabelWord } from '../api/protocol.ts';
+import { ID_DEFINING_WORDS, ID_LABEL_WORDS, InvalidLabelError, idLabelKey, idLabelPrefix, operationPermissionKey, parseIdLabelKey, type IdLabelWord } from '../api/protocol.ts';
 import { forEachLabel, type LabelSource } from './labels.ts';
 
-// parseLifecycles throws it for a malformed key, so its callers catch it from here.
+// parseLifecycles throws it for a key of operating, operate or operated without an ID, so its callers catch it from here.
 export { InvalidLabelError } from '../api/protocol.ts';
 
 export type IdLabels = Partial<Record<IdLabelWord, string>>;
@@ -24,6 +24,16 @@ export interface PodLifecycles {
 }
 
 const definingWords = new Set<IdLabelWord>(ID_DEFINING_WORDS);
+const definingPrefixes = new Set(ID_DEFINING_WORDS.map(idLabelPrefix));
+
+/**
+ * Whether a malformed per-ID key stops the parse. Upstream's mutation fails only on a key of a family that makes
+ * an ID exist and names none; every other malformed key is left for the validation to deny with its message.
+ */
+function stopsParse(key: string): boolean {
+  const slash = key.indexOf('/');
+  return slash < 0 ? definingPrefixes.has(key) : definingPrefixes.has(key.slice(0, slash)) && slash === key.length - 1;
+}
 
 // Built keys repeat across requests (a handful of IDs and types per cluster), so they are cached; the
 // caches are bounded because IDs and types come from users.
@@ -59,7 +69,13 @@ export function parseLifecycles(labels: LabelSource | undefined): PodLifecycles 
   const gathered = new Map<string, IdLabels>();
   const defined = new Set<string>();
   forEachLabel(labels, (key, value) => {
-    const parsed = parseIdLabelKey(key);
+    let parsed;
+    try {
+      parsed = parseIdLabelKey(key);
+    } catch (err) {
+      if (err instanceof InvalidLabelError && !stopsParse(key)) return;
+      throw err;
+    }
     if (!parsed) return;
     let idLabels = gathered.get(parsed.id);
     if (!idLabels) gathered.set(parsed.id, (idLabels = {}));

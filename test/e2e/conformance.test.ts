@@ -25,11 +25,7 @@ const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.ur
  * Where podops departs from the protocol, by scenario: the step it fails at (docs/conformance.md, known
  * differences). Each must fail exactly there: once podops is fixed, this test says to remove the entry.
  */
-const KNOWN_DEVIATIONS: Record<string, string> = {
-  // podops' mutating webhook refuses a malformed key of any per-ID family (500, without the validation's prefix);
-  // Kuperator's only those of operating, operate and operated, and its validating webhook the others.
-  'validation/invalid-label': 'create a pod labelled post-check.podopslifecycle.kusionstack.io (no ID): denied',
-};
+const KNOWN_DEVIATIONS: Record<string, string> = {};
 
 async function suiteNamespaces(cluster: Cluster): Promise<string[]> {
   const list = await cluster.client.list<{ metadata: { name?: string } }>(NAMESPACES, { labelSelector: `${CREATED_BY_LABEL}=${CREATED_BY}` });
