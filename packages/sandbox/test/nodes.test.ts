@@ -264,10 +264,11 @@ describe('kubelet', () => {
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Ddelayed`, (_type, pod) =>
       seen.push({ at: Date.now(), phase: pod.status?.phase, running: !!pod.status?.containerStatuses?.[0]?.state?.running }),
     );
-    await sleep(20);
+    await watch.established;
     const createdAt = Date.now();
     await createPod('delayed');
-    await waitPod('delayed', isReady);
+    // Wait on the watch itself: a poll can see the pod Running before the watch has delivered that event.
+    await eventually(async () => (seen.some((s) => s.phase === 'Running' || s.running) ? true : undefined));
     watch.stop();
     const firstRunning = seen.findIndex((s) => s.phase === 'Running' || s.running);
     assert.ok(firstRunning > 0, 'reported before it ran');
@@ -279,9 +280,10 @@ describe('kubelet', () => {
   test('a pod goes Pending (ContainerCreating) -> Running -> Ready with the kubelet conditions and container statuses', async () => {
     const seen: Json[] = [];
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dlife`, (_type, object) => seen.push(object));
-    await sleep(20);
+    await watch.established;
     await createPod('life', { metadata: { labels: { app: 'life' } } });
     const pod = await waitPod('life', isReady);
+    await eventually(async () => (seen.some((p) => p.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True')) ? true : undefined));
     watch.stop();
     const creating = seen.find((p) => p.status?.containerStatuses?.[0]?.state?.waiting);
     assert.ok(creating, 'the kubelet reported the pod before its containers ran');
