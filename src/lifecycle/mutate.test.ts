@@ -465,4 +465,16 @@ describe('mutatePod: service-available folded into the write that ends the last 
     assert.deepEqual(mutate(readded({ finalizers: [] })).protocol, { ...completing, [POD_COMPLETING_LABEL]: '1' });
     assert.deepEqual(mutate({ labels: { [POD_CREATING_LABEL]: '1' }, serviceReady: 'True', ready: true }).changes, [], 'a new pod is the controller\'s to mark');
   });
+
+  test('an undo ends the last lifecycle too, but the pod is back in service only once its expected finalizers are', () => {
+    const undone = (finalizers: string[]): PodOptions => ({
+      labels: { [L('operating', 'a')]: '1', [L('operation-type', 'a')]: 'upgrade', [L('preparing', 'a')]: '1', [L('undo-operation-type', 'a')]: 'upgrade' },
+      annotations: expectedFinalizerAnnotation(finalizer),
+      finalizers,
+      serviceReady: 'False',
+      ready: true,
+    });
+    assert.deepEqual(mutate(undone([])).protocol, {}, 'the load balancer has not registered the pod again');
+    assert.deepEqual(mutate(undone([finalizer])).protocol, { [SERVICE_AVAILABLE_LABEL]: STAMP });
+  });
 });

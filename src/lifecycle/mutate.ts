@@ -10,10 +10,11 @@
 // still waits for every expected finalizer, so `completing` stays visible to any controller that declared one.
 
 import type { JsonPatchOperation, Pod } from '../api/kube.ts';
-import { CLEANUP_WORDS, ID_LABEL_WORDS, POD_COMPLETING_LABEL, POD_CREATING_LABEL, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, STAY_OFFLINE_LABEL } from '../api/protocol.ts';
+import { CLEANUP_WORDS, ID_LABEL_WORDS, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from '../api/protocol.ts';
 import { LabelDraft, diffLabels, labelMap, labelPatch, type LabelChange, type LabelSource } from './labels.ts';
 import { lifecycleKeys, parseLifecycles, permissionKey, type PodLifecycles } from './parse.ts';
-import { hasServiceReadyGate, isControlled, isPodReady, missingExpectedFinalizers, readyToOperate } from './pod.ts';
+import { hasServiceReadyGate, isControlled, missingExpectedFinalizers, readyToOperate } from './pod.ts';
+import { SERVICE_AVAILABLE_REPLACES, becomesServiceAvailable } from './service-available.ts';
 import type { Nanos } from './time.ts';
 
 export type PodWriteOperation = 'CREATE' | 'UPDATE';
@@ -70,17 +71,15 @@ export function mutatePod(input: MutationInput): Mutation {
 /**
  * Divergence from upstream (folded write): when this request cleans up the pod's last lifecycle (so every expected
  * finalizer is back) and the pod is Ready, it also gets `service-available`, which the lifecycle controller
- * would otherwise add in a write of its own right after; the pod-level `creating`/`completing` labels go with it,
- * as they go in that write. A pod kept out by `stay-offline` is left to the controller.
+ * would otherwise add in a write of its own right after, under the same rule (service-available.ts). An undone
+ * lifecycle whose cooperation controllers have not yet put their finalizers back is left to the controller.
  */
 function withServiceAvailable(pod: Pod, labels: LabelSource, stamp: string): LabelSource {
   const incoming = pod.metadata.labels ?? {};
-  if (labels === incoming || SERVICE_AVAILABLE_LABEL in incoming || STAY_OFFLINE_LABEL in incoming || !isPodReady(pod)) return labels;
-  if (parseLifecycles(labels).byId.size > 0 || parseLifecycles(incoming).byId.size === 0) return labels;
+  if (labels === incoming || parseLifecycles(incoming).byId.size === 0 || !becomesServiceAvailable(pod, parseLifecycles(labels))) return labels;
   const draft = new LabelDraft(labels);
   draft.set(SERVICE_AVAILABLE_LABEL, stamp);
-  draft.delete(POD_CREATING_LABEL);
-  draft.delete(POD_COMPLETING_LABEL);
+  for (const key of SERVICE_AVAILABLE_REPLACES) draft.delete(key);
   return draft.view();
 }
 

@@ -4,8 +4,6 @@
 import type { Pod, Service } from '../api/kube.ts';
 import {
   AVAILABLE_CONDITIONS_ANNOTATION,
-  POD_COMPLETING_LABEL,
-  POD_CREATING_LABEL,
   POST_CHECK_STAGE,
   PRE_CHECK_STAGE,
   SERVICE_AVAILABLE_LABEL,
@@ -19,6 +17,7 @@ import { parseLifecycles, type PodLifecycles } from './parse.ts';
 import { expectedFinalizers, isControlled, isDeleting, isPodReady, missingExpectedFinalizers } from './pod.ts';
 import { lifecycleServiceReady, serviceReadyUpdate, type ServiceReadyStatus } from './readiness.ts';
 import { mutatePod } from './mutate.ts';
+import { SERVICE_AVAILABLE_REPLACES, becomesServiceAvailable } from './service-available.ts';
 import type { Nanos } from './time.ts';
 
 export interface TransitionVerdict {
@@ -88,12 +87,10 @@ export function reconcilePod(input: ReconcileInput): ReconcilePlan | undefined {
       if (missing.length > 0) {
         const dirty = dirtyExpectedFinalizers(pod, missing, input.service);
         if (dirty.length > 0) return { reason: 'DirtyExpectedFinalizers', dropExpectedFinalizers: dirty };
-      } else if (isPodReady(pod)) {
-        return {
-          reason: 'ServiceAvailable',
-          labels: { set: { [SERVICE_AVAILABLE_LABEL]: stamp }, remove: [POD_CREATING_LABEL, POD_COMPLETING_LABEL].filter((k) => k in labels) },
-        };
       }
+    }
+    if (becomesServiceAvailable(pod, lifecycles)) {
+      return { reason: 'ServiceAvailable', labels: { set: { [SERVICE_AVAILABLE_LABEL]: stamp }, remove: SERVICE_AVAILABLE_REPLACES.filter((k) => k in labels) } };
     }
     const ready = serviceReadyPlan(pod, 'True', now);
     if (ready) return ready;
