@@ -1,6 +1,6 @@
-// An append-only, read-only record of every stored write, for end-to-end tests that check
-// invariants over everything that happened (e.g. "no pod was ever Ready before its gate was True").
-// Opt-in and bounded: the oldest records are dropped past the capacity.
+// An append-only, read-only record of every stored write and who made it, for tests that check
+// invariants over everything that happened (e.g. "no pod was ever Ready before its gate was True") or
+// count a controller's writes. Opt-in and bounded: the oldest records are dropped past the capacity.
 
 import type { KubeObject } from '../meta/object.ts';
 import type { Store, StoreEventType } from './store.ts';
@@ -14,21 +14,70 @@ export interface WriteRecord {
   readonly resourceVersion: number;
   /** Milliseconds since the epoch, from the sandbox clock. */
   readonly time: number;
+  /** The user the request acted as (`admin`, an impersonated user, `system:serviceaccount:kube-system:<controller>`). */
+  readonly user: string;
+  readonly groups: readonly string[];
+  readonly userAgent: string | undefined;
+  /** The request's field manager: its `fieldManager` parameter, else the User-Agent up to its first `/`. */
+  readonly manager: string;
+  /** The request's verb (create, update, patch, delete, deletecollection): a graceful DELETE stores a MODIFIED record first. */
+  readonly verb: string;
+  readonly subresource: string | undefined;
   /** The object as stored by this write (for DELETED: its last state). Do not modify. */
   readonly object: Readonly<KubeObject>;
 }
 
+/** Which records to read; every field given must match. */
+export interface WriteFilter {
+  /** Storage resource key: the plural, then `.group` for other groups than core (`deployments.apps`). */
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  type?: StoreEventType;
+  user?: string;
+  manager?: string;
+  verb?: string;
+  /** A subresource (`status`), or `''` for writes to the object itself. */
+  subresource?: string;
+  /** Only writes after this resourceVersion (read `sandbox.resourceVersion` before the step under test). */
+  after?: number;
+}
+
 export interface WriteLog {
-  /** Records in write order, optionally of one resource only. */
-  records(resource?: string): readonly WriteRecord[];
+  /** Records in write order: all, those of one resource (a storage key), or those a filter selects. */
+  records(filter?: string | WriteFilter): readonly WriteRecord[];
   /** How many records were dropped because the capacity was reached. */
   readonly dropped: number;
+}
+
+const filterFields = ['resource', 'namespace', 'name', 'type', 'user', 'manager', 'verb', 'subresource', 'after'];
+
+/** A field the filter does not know would select everything unnoticed (a typo, or JavaScript without types). */
+function checkFilter(filter: WriteFilter): void {
+  for (const field of Object.keys(filter)) {
+    if (!filterFields.includes(field)) throw new Error(`unknown write log filter field "${field}"; known: ${filterFields.join(', ')}`);
+  }
+}
+
+function matches(record: WriteRecord, filter: WriteFilter): boolean {
+  return (
+    (filter.resource === undefined || record.resource === filter.resource) &&
+    (filter.namespace === undefined || record.namespace === filter.namespace) &&
+    (filter.name === undefined || record.name === filter.name) &&
+    (filter.type === undefined || record.type === filter.type) &&
+    (filter.user === undefined || record.user === filter.user) &&
+    (filter.manager === undefined || record.manager === filter.manager) &&
+    (filter.verb === undefined || record.verb === filter.verb) &&
+    (filter.subresource === undefined || (record.subresource ?? '') === filter.subresource) &&
+    (filter.after === undefined || record.resourceVersion > filter.after)
+  );
 }
 
 export function recordWrites(store: Store, capacity: number): WriteLog & { stop(): void } {
   const records: WriteRecord[] = [];
   let dropped = 0;
   const stop = store.subscribe((event) => {
+    const { origin } = event;
     records.push({
       resource: event.resource,
       type: event.type,
@@ -36,6 +85,12 @@ export function recordWrites(store: Store, capacity: number): WriteLog & { stop(
       name: event.object.metadata.name ?? '',
       resourceVersion: event.rv,
       time: event.time,
+      user: origin.user,
+      groups: origin.groups,
+      userAgent: origin.userAgent,
+      manager: origin.manager,
+      verb: origin.verb,
+      subresource: origin.subresource,
       object: event.object,
     });
     if (records.length > capacity) {
@@ -46,7 +101,12 @@ export function recordWrites(store: Store, capacity: number): WriteLog & { stop(
     }
   });
   return {
-    records: (resource) => (resource ? records.filter((r) => r.resource === resource) : records.slice()),
+    records: (filter) => {
+      if (filter === undefined) return records.slice();
+      const wanted = typeof filter === 'string' ? { resource: filter } : filter;
+      checkFilter(wanted);
+      return records.filter((r) => matches(r, wanted));
+    },
     get dropped() {
       return dropped;
     },
