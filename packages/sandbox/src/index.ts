@@ -12,13 +12,14 @@ import { ListSnapshots } from './apiserver/list-snapshots.ts';
 import { LocalClient } from './apiserver/local-client.ts';
 import { WriteCounter } from './apiserver/metrics.ts';
 import { namespaceLifecycle } from './apiserver/namespace-lifecycle.ts';
+import { authenticatedGroups, sandboxAdmin } from './apiserver/users.ts';
 import type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
 import { crdController, type CustomResourceServer } from './controllers/crd-controller.ts';
 import { garbageCollector } from './controllers/garbage-collector.ts';
 import { namespaceController } from './controllers/namespace-controller.ts';
 import { DiscoveryDocuments } from './discovery/documents.ts';
 import { StatusError } from './errors.ts';
-import { createHttpFront, sandboxAdmin } from './http/server.ts';
+import { createHttpFront } from './http/server.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import type { KubeObject } from './meta/object.ts';
 import { systemClock, type Clock } from './meta/time.ts';
@@ -120,13 +121,6 @@ function webhookClientCertificates(options: SandboxOptions): Promise<ClientCerti
   if (options.admissionControlConfigFile !== undefined) return loadClientCertificatesFile(options.admissionControlConfigFile);
   if (options.admissionControlConfig !== undefined) return loadClientCertificates(options.admissionControlConfig, process.cwd());
   return Promise.resolve(() => undefined);
-}
-
-/** The groups the authenticator gives a user; a service account also belongs to its namespace's group. */
-function authenticatedGroups(username: string): string[] {
-  if (username.startsWith('system:node:')) return ['system:nodes', 'system:authenticated'];
-  const serviceAccount = /^system:serviceaccount:([^:]+):[^:]+$/.exec(username);
-  return serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`, 'system:authenticated'] : ['system:authenticated'];
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
