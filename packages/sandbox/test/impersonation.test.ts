@@ -1,9 +1,10 @@
 // Impersonation (Impersonate-User, -Group, -Uid, -Extra-*): the request acts as the named user, as
-// kube-apiserver's filter makes it, through raw HTTP and kubectl --as.
+// kube-apiserver's filter makes it, through raw HTTP, a client-node kubeconfig user's `as`, and kubectl --as.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { UserInfo } from '../src/index.ts';
 import { skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
 
@@ -12,7 +13,7 @@ let h: Harness;
 const seen = new Map<string, UserInfo>();
 
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ recordWrites: true });
   h.sandbox.addAdmission({
     name: 'record-user',
     admit(a) {
@@ -78,6 +79,16 @@ test('groups, extra or a uid without a user: a plain-text 500, as the filter ans
   assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
   assert.equal(res.headers['x-content-type-options'], 'nosniff');
   assert.equal(res.text, 'Internal Server Error: "/api/v1/namespaces?limit=1&amp;x=&lt;a&gt;": requested [{Group  devs    } {UID  u-2  authentication.k8s.io/v1  }] without impersonating a user\n');
+});
+
+test("client-node sends the kubeconfig user's `as`", async () => {
+  const kc = new KubeConfig();
+  kc.loadFromOptions(h.sandbox.kubeConfigOptionsAs('carol'));
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'carol' } } });
+  assert.deepEqual(seen.get('carol'), { username: 'carol', groups: ['system:authenticated'] });
+  assert.deepEqual(h.sandbox.history?.records({ name: 'carol' }).map((r) => r.user), ['carol']);
+  assert.throws(() => h.sandbox.kubeConfigOptionsAs(''), /kubeConfigOptionsAs needs the username to act as/);
 });
 
 test('kubectl --as and --as-group', { skip: skipWithoutKubectl }, async () => {
