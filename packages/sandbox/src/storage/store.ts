@@ -25,13 +25,13 @@ export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** Who asked for a write, in the request pipeline's words; the store hands it to listeners untouched (the write log reads it). */
 export interface WriteOrigin {
-  /** The user the request acted as. */
+  /** The user the request acted as (`admin`, an impersonated user, `system:serviceaccount:kube-system:<controller>`). */
   readonly user: string;
   readonly groups: readonly string[];
   readonly userAgent: string | undefined;
   /** The request's field manager: its `fieldManager` parameter, else the User-Agent up to its first `/`. */
   readonly manager: string;
-  /** The request's verb: create, update, patch, delete or deletecollection. */
+  /** The request's verb: create, update, patch, delete or deletecollection (a graceful DELETE first stores a MODIFIED object). */
   readonly verb: string;
   readonly subresource: string | undefined;
 }

@@ -3,9 +3,10 @@
 // count a controller's writes. Opt-in and bounded: the oldest records are dropped past the capacity.
 
 import type { KubeObject } from '../meta/object.ts';
-import type { Store, StoreEventType } from './store.ts';
+import type { Store, StoreEventType, WriteOrigin } from './store.ts';
 
-export interface WriteRecord {
+/** A stored write and its writer (the WriteOrigin: user, groups, userAgent, manager, verb, subresource). */
+export interface WriteRecord extends WriteOrigin {
   /** Storage resource key, e.g. `pods`, `deployments.apps`, `widgets.example.com`. */
   readonly resource: string;
   readonly type: StoreEventType;
@@ -14,15 +15,6 @@ export interface WriteRecord {
   readonly resourceVersion: number;
   /** Milliseconds since the epoch, from the sandbox clock. */
   readonly time: number;
-  /** The user the request acted as (`admin`, an impersonated user, `system:serviceaccount:kube-system:<controller>`). */
-  readonly user: string;
-  readonly groups: readonly string[];
-  readonly userAgent: string | undefined;
-  /** The request's field manager: its `fieldManager` parameter, else the User-Agent up to its first `/`. */
-  readonly manager: string;
-  /** The request's verb (create, update, patch, delete, deletecollection): a graceful DELETE stores a MODIFIED record first. */
-  readonly verb: string;
-  readonly subresource: string | undefined;
   /** The object as stored by this write (for DELETED: its last state). Do not modify. */
   readonly object: Readonly<KubeObject>;
 }
@@ -77,20 +69,14 @@ export function recordWrites(store: Store, capacity: number): WriteLog & { stop(
   const records: WriteRecord[] = [];
   let dropped = 0;
   const stop = store.subscribe((event) => {
-    const { origin } = event;
     records.push({
+      ...event.origin,
       resource: event.resource,
       type: event.type,
       namespace: event.object.metadata.namespace,
       name: event.object.metadata.name ?? '',
       resourceVersion: event.rv,
       time: event.time,
-      user: origin.user,
-      groups: origin.groups,
-      userAgent: origin.userAgent,
-      manager: origin.manager,
-      verb: origin.verb,
-      subresource: origin.subresource,
       object: event.object,
     });
     if (records.length > capacity) {
