@@ -264,7 +264,7 @@ describe('kubelet', () => {
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Ddelayed`, (_type, pod) =>
       seen.push({ at: Date.now(), phase: pod.status?.phase, running: !!pod.status?.containerStatuses?.[0]?.state?.running }),
     );
-    await sleep(20);
+    await watch.connected;
     const createdAt = Date.now();
     await createPod('delayed');
     await waitPod('delayed', isReady);
@@ -279,7 +279,7 @@ describe('kubelet', () => {
   test('a pod goes Pending (ContainerCreating) -> Running -> Ready with the kubelet conditions and container statuses', async () => {
     const seen: Json[] = [];
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dlife`, (_type, object) => seen.push(object));
-    await sleep(20);
+    await watch.connected;
     await createPod('life', { metadata: { labels: { app: 'life' } } });
     const pod = await waitPod('life', isReady);
     watch.stop();
