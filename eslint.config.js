@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { dirname, relative, resolve } from 'node:path';
 
 const NOT_SANDBOX = {
   group: ['@podops/sandbox', '@podops/sandbox/*'],
@@ -8,6 +9,36 @@ const NOT_SANDBOX = {
 };
 const SANDBOX_COMMANDS = ['src/cli/local-stack.ts', 'src/cli/commands/sandbox.ts'];
 const PACKAGE_BY_NAME = { regex: '(^|/)packages/', message: 'Import a workspace package by its name (@podops/sandbox), as an installed copy is imported.' };
+
+/**
+ * The sandbox is a package of its own: no import of a file under packages/sandbox (static, dynamic or a
+ * re-export) climbs out of it, and none names podops, which depends on it and not the other way.
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const sandboxBoundary = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      outside: 'The sandbox is a package of its own: it imports nothing from outside packages/sandbox ({{source}}).',
+      podops: 'The sandbox does not depend on podops: podops depends on it ({{source}}).',
+    },
+  },
+  create(context) {
+    const root = resolve(import.meta.dirname, 'packages/sandbox');
+    /** @param {{ source?: import('estree').Node | null }} node */
+    const check = (node) => {
+      const source = node.source;
+      if (source?.type !== 'Literal' || typeof source.value !== 'string') return;
+      const path = source.value;
+      if (path === 'podops' || path.startsWith('podops/')) context.report({ node: source, messageId: 'podops', data: { source: path } });
+      else if (/^\.{0,2}\//.test(path) && relative(root, resolve(dirname(context.filename), path)).startsWith('..')) {
+        context.report({ node: source, messageId: 'outside', data: { source: path } });
+      }
+    };
+    return { ImportDeclaration: check, ExportAllDeclaration: check, ExportNamedDeclaration: check, ImportExpression: check };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/', 'node_modules/', 'coverage/'] },
@@ -112,20 +143,10 @@ export default tseslint.config(
       ],
     },
   },
-  // The sandbox package imports nothing from podops: no relative import climbs out of packages/sandbox, and
-  // podops is not one of its dependencies.
-  ...[0, 1, 2, 3].map((depth) => ({
-    files: [`packages/sandbox/${'*/'.repeat(depth)}*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: `^(\\.\\./){${depth + 1}}`, message: 'The sandbox is a package of its own: it imports nothing from outside packages/sandbox.' },
-            { group: ['podops', 'podops/*'], message: 'The sandbox does not depend on podops: podops depends on it.' },
-          ],
-        },
-      ],
-    },
-  })),
+  // The sandbox package imports nothing from podops, at any depth and however it imports.
+  {
+    files: ['packages/sandbox/**/*.ts'],
+    plugins: { house: { rules: { 'sandbox-boundary': sandboxBoundary } } },
+    rules: { 'house/sandbox-boundary': 'error' },
+  },
 );

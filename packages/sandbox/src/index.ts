@@ -2,9 +2,10 @@
 // tables, deletion and garbage collection, namespaces, CRDs) that kubectl and
 // @kubernetes/client-node talk to as to a real cluster.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin, type UserInfo } from './apiserver/admission.ts';
 import type { ServerContext } from './apiserver/context.ts';
 import { KubeletConnections } from './apiserver/kubelet-connections.ts';
@@ -12,14 +13,15 @@ import { ListSnapshots } from './apiserver/list-snapshots.ts';
 import { LocalClient } from './apiserver/local-client.ts';
 import { WriteCounter } from './apiserver/metrics.ts';
 import { namespaceLifecycle } from './apiserver/namespace-lifecycle.ts';
+import { authenticatedGroups, sandboxAdmin } from './apiserver/users.ts';
 import type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
 import { crdController, type CustomResourceServer } from './controllers/crd-controller.ts';
 import { garbageCollector } from './controllers/garbage-collector.ts';
 import { namespaceController } from './controllers/namespace-controller.ts';
 import { DiscoveryDocuments } from './discovery/documents.ts';
 import { StatusError } from './errors.ts';
-import { createHttpFront, sandboxAdmin } from './http/server.ts';
-import { renderKubeconfig } from './kubeconfig.ts';
+import { createHttpFront } from './http/server.ts';
+import { kubeConfigLoadOptions, renderKubeconfig, type KubeConfigLoadOptions, type KubeconfigOptions } from './kubeconfig.ts';
 import type { KubeObject } from './meta/object.ts';
 import { systemClock, type Clock } from './meta/time.ts';
 import { OpenApiDocuments } from './openapi/documents.ts';
@@ -28,6 +30,8 @@ import { customResourceServing } from './registry/custom-resources.ts';
 import { Registry } from './registry/registry.ts';
 import { Store } from './storage/store.ts';
 import { recordWrites, type WriteLog } from './storage/write-log.ts';
+import { registerCrd } from './testing/crd.ts';
+import { conditionStatus, waitForState, WaitTimeoutError, type ObjectReference, type Waiting, type WaitOptions } from './testing/wait.ts';
 import { generateServingCertificates } from './tls/certificates.ts';
 import type { ApiServerFeatureGates } from './feature-gates.ts';
 import { simulationControllers, type SimulationOptions } from './simulation.ts';
@@ -40,11 +44,12 @@ export type { LocalClient, LocalWatch, ObjectList, PatchKind, RequestOptions, Re
 export type { WatchEvent } from './apiserver/request.ts';
 export type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './meta/object.ts';
-export type { WriteLog, WriteRecord } from './storage/write-log.ts';
+export type { WriteFilter, WriteLog, WriteRecord } from './storage/write-log.ts';
 export type { ApiServerFeatureGates } from './feature-gates.ts';
 export type { SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
-export { renderKubeconfig, type KubeconfigOptions } from './kubeconfig.ts';
+export { renderKubeconfig, type KubeConfigLoadOptions, type KubeconfigOptions } from './kubeconfig.ts';
+export type { ObjectReference, WaitOptions } from './testing/wait.ts';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -85,12 +90,20 @@ export interface SandboxOptions {
   admissionControlConfig?: Record<string, unknown>;
 }
 
-export interface Sandbox {
+export interface Sandbox extends AsyncDisposable {
   /** Base URL, e.g. `http://127.0.0.1:41235`. */
   readonly url: string;
-  /** A kubeconfig (YAML) for kubectl and @kubernetes/client-node. */
+  /** A kubeconfig (YAML) for kubectl and @kubernetes/client-node, as the admin. */
   readonly kubeconfig: string;
-  readonly kubeconfigPath: string | undefined;
+  /** The kubeconfig as a file: `kubeconfigPath` of the options, else a file in a temporary directory removed by `stop()`. */
+  readonly kubeconfigPath: string;
+  /** The kubeconfig as @kubernetes/client-node's `new KubeConfig().loadFromOptions(…)` takes it, as the admin. */
+  readonly kubeConfigOptions: KubeConfigLoadOptions;
+  /**
+   * The same, acting as `username` (clients send `Impersonate-User`): the user of the requests of a client
+   * loaded with it, in webhooks' userInfo and in the write log, e.g. `system:serviceaccount:default:my-controller`.
+   */
+  kubeConfigOptionsAs(username: string): KubeConfigLoadOptions;
   /** PEM of the CA in TLS mode. */
   readonly caCertificate: string | undefined;
   /** An in-process client; its requests run the full pipeline (admission, validation, metrics). */
@@ -99,14 +112,29 @@ export interface Sandbox {
   runController(controller: Controller): () => void;
   /** Adds an admission plugin at the end of the chain; returns a function that removes it. */
   addAdmission(plugin: AdmissionPlugin): () => void;
+  /**
+   * Creates a CustomResourceDefinition and resolves with it once it is Established and its resources are
+   * served (in discovery), so the next request for them works; rejects at once if its names conflict.
+   */
+  registerCrd(crd: object, options?: WaitOptions): Promise<KubeObject>;
+  /**
+   * Resolves with the object once `predicate` holds for it: checked on its current state, then on every
+   * change (a watch, no polling). `T` is the shape you read: objects are JSON as served (timestamps are strings).
+   */
+  waitFor<T = KubeObject>(object: ObjectReference, predicate: (object: T) => boolean, options?: WaitOptions): Promise<T>;
+  /** Resolves with the object once its condition `type` has `status` (default `True`) in `status.conditions`. */
+  waitForCondition(object: ObjectReference, type: string, options?: WaitOptions & { status?: string }): Promise<KubeObject>;
+  /** Resolves once the object does not exist (at once if it never did). */
+  waitForDeletion(object: ObjectReference, options?: WaitOptions): Promise<void>;
   /** API write counts, as served at /metrics. */
   writeCount(resource: string, verb: string, options?: { group?: string; subresource?: string }): number;
-  /** The write log, when `recordWrites` is on. */
+  /** The write log, when `recordWrites` is on: every stored write, who made it (user, agent, field manager, verb). */
   readonly history: WriteLog | undefined;
   /** The current global resourceVersion. */
   readonly resourceVersion: number;
   /** Forgets the snapshots behind continue tokens, as an etcd compaction would (old tokens then get 410). */
   compact(): void;
+  /** Stops the server, its controllers and watches, and removes the temporary kubeconfig; again, it is the same stop. */
   stop(): Promise<void>;
 }
 
@@ -122,17 +150,26 @@ function webhookClientCertificates(options: SandboxOptions): Promise<ClientCerti
   return Promise.resolve(() => undefined);
 }
 
-/** The groups the authenticator gives a user; a service account also belongs to its namespace's group. */
-function authenticatedGroups(username: string): string[] {
-  if (username.startsWith('system:node:')) return ['system:nodes', 'system:authenticated'];
-  const serviceAccount = /^system:serviceaccount:([^:]+):[^:]+$/.exec(username);
-  return serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`, 'system:authenticated'] : ['system:authenticated'];
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // The stop signal ends waits and watches first; then what the start set going is undone in reverse, by
+  // stop() or by a start that fails half way (a port in use), so nothing is left running either way.
+  const stopController = new AbortController();
+  const cleanups: (() => void | Promise<void>)[] = [];
+  const cleanUp = async (): Promise<void> => {
+    stopController.abort();
+    for (const cleanup of cleanups.toReversed()) await cleanup();
+  };
+  try {
+    return await start(options, stopController.signal, cleanups, cleanUp);
+  } catch (err) {
+    await cleanUp();
+    throw err;
+  }
 }
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+async function start(options: SandboxOptions, stopped: AbortSignal, cleanups: (() => void | Promise<void>)[], cleanUp: () => Promise<void>): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock;
-  const stopController = new AbortController();
   const store = new Store({ historySize: options.watchCacheSize ?? 1000, clock });
   const registry = new Registry();
   const featureGates = options.featureGates ?? {};
@@ -147,6 +184,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     serviceAddresses: () => options.webhookServices ?? {},
     clientCertificates: await webhookClientCertificates(options),
   });
+  cleanups.push(() => webhooks.stop());
   admission.add(webhooks.mutating);
   admission.add(webhooks.validating);
   for (const plugin of options.admission ?? []) admission.add(plugin);
@@ -161,9 +199,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     snapshots: new ListSnapshots(64, 5 * 60_000, clock),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     futureResourceVersionWaitMs: 3000,
-    stopped: stopController.signal,
+    stopped,
   };
   const history = options.recordWrites ? recordWrites(store, options.recordWrites === true ? 100_000 : options.recordWrites) : undefined;
+  if (history) cleanups.push(() => history.stop());
 
   const certificates = options.tls ? await generateServingCertificates([host, 'localhost', '127.0.0.1']) : undefined;
   const client = (identity: { username?: string; userAgent?: string } = {}): LocalClient => {
@@ -187,7 +226,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     isServed: (storageKey: string) => store.hasResource(storageKey) && registry.all().some((d) => d.storageKey === storageKey),
   };
-  const stops: (() => void)[] = [];
   const runController = (controller: Controller): (() => void) => {
     const controllerCtx: ControllerContext = {
       client: client({ username: `system:serviceaccount:kube-system:${controller.name}`, userAgent: `kube-controller-manager/v1.32.0 ${controller.name}` }),
@@ -198,7 +236,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clock,
     };
     const stop = controller.start(controllerCtx);
-    stops.push(stop);
+    cleanups.push(stop);
     return stop;
   };
   runController(garbageCollector);
@@ -214,39 +252,63 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     front.server.once('error', reject);
     front.server.listen(options.port ?? 0, host, () => resolve());
   });
+  cleanups.push(() => front.close());
   const { port } = front.server.address() as AddressInfo;
   const url = `${certificates ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const kubeconfig = renderKubeconfig({ server: url, ...(certificates ? { caCertificate: certificates.caCertificate } : {}) });
-  if (options.kubeconfigPath) {
-    await mkdir(dirname(options.kubeconfigPath), { recursive: true });
-    await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
-  }
+  const kubeconfigOf = (as?: string): KubeconfigOptions => ({ server: url, ...(certificates ? { caCertificate: certificates.caCertificate } : {}), ...(as === undefined ? {} : { as }) });
+  const kubeconfig = renderKubeconfig(kubeconfigOf());
+  const kubeconfigPath = options.kubeconfigPath ?? join(await temporaryDirectory(cleanups), 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, kubeconfig);
 
-  let stopped = false;
+  const waiting: Waiting = { client: system, registry, stopped };
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= cleanUp());
   return {
     url,
     kubeconfig,
-    kubeconfigPath: options.kubeconfigPath,
+    kubeconfigPath,
+    kubeConfigOptions: kubeConfigLoadOptions(kubeconfigOf()),
+    kubeConfigOptionsAs: (username) => {
+      if (typeof username !== 'string' || !username) throw new Error(`kubeConfigOptionsAs needs the username to act as, not ${JSON.stringify(username)}`);
+      return kubeConfigLoadOptions(kubeconfigOf(username));
+    },
     caCertificate: certificates?.caCertificate,
     client,
     runController,
     addAdmission: (plugin) => admission.add(plugin),
+    registerCrd: (crd, o) => registerCrd(waiting, crd, o),
+    waitFor: async <T>(object: ObjectReference, predicate: (object: T) => boolean, o?: WaitOptions) =>
+      (await waitForState(waiting, object, (state) => state !== undefined && predicate(state as T), 'to meet the condition', o)) as T,
+    waitForCondition: async (object, type, { status = 'True', ...o } = {}) =>
+      (await waitForState(waiting, object, (state) => state !== undefined && conditionStatus(state, type) === status, `to have condition ${type}=${status}`, o)) as KubeObject,
+    waitForDeletion: async (object, o) => {
+      await waitForState(waiting, object, (state) => state === undefined, 'to be deleted', o);
+    },
     writeCount: (resource, verb, o = {}) => writes.get(o.group ?? '', resource, o.subresource, verb),
     history,
     get resourceVersion() {
       return store.currentRv;
     },
     compact: () => ctx.snapshots.compact(),
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      stopController.abort();
-      for (const stop of stops) stop();
-      webhooks.stop();
-      history?.stop();
-      await front.close();
-    },
+    stop,
+    [Symbol.asyncDispose]: stop,
   };
 }
 
-export { StatusError };
+async function writeKubeconfig(path: string, kubeconfig: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, kubeconfig, { mode: 0o600 });
+  } catch (err) {
+    throw new Error(`cannot write the kubeconfig to ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** A directory of our own under the system's temporary directory, removed by the cleanups. */
+async function temporaryDirectory(cleanups: (() => void | Promise<void>)[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'podops-sandbox-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export { StatusError, WaitTimeoutError };

@@ -1,6 +1,7 @@
-// The kubeconfig kubectl and @kubernetes/client-node load to reach the sandbox. The sandbox does
-// not authenticate; the user entry carries a static token so clients send an Authorization header
-// as they would to a real cluster.
+// The kubeconfig kubectl and @kubernetes/client-node load to reach the sandbox: as YAML, and as the
+// object client-node's `KubeConfig.loadFromOptions` takes (its field names, no dependency on it). The
+// sandbox does not authenticate; the user entry carries a static token so clients send an Authorization
+// header as they would to a real cluster, and `as` makes them impersonate a user of their own.
 
 import YAML from 'yaml';
 
@@ -9,21 +10,43 @@ export interface KubeconfigOptions {
   /** PEM of the CA that signed the serving certificate (TLS mode). */
   caCertificate?: string;
   name?: string;
+  /** The user to act as (`Impersonate-User`), e.g. `system:serviceaccount:default:my-controller`; default: the admin. */
+  as?: string;
+}
+
+/** What `new KubeConfig().loadFromOptions(…)` of @kubernetes/client-node takes. */
+export interface KubeConfigLoadOptions {
+  clusters: { name: string; server: string; skipTLSVerify: boolean; caData?: string }[];
+  users: { name: string; token: string; impersonateUser?: string }[];
+  contexts: { name: string; cluster: string; user: string; namespace: string }[];
+  currentContext: string;
+}
+
+export function kubeConfigLoadOptions(options: KubeconfigOptions): KubeConfigLoadOptions {
+  if (options.as !== undefined && !options.as) throw new Error('kubeconfig: `as` names the user to impersonate and may not be empty');
+  const name = options.name ?? 'podops-sandbox';
+  const caData = options.caCertificate ? Buffer.from(options.caCertificate).toString('base64') : undefined;
+  return {
+    // @kubernetes/client-node refuses a plain-http server unless TLS verification is explicitly off.
+    clusters: [{ name, server: options.server, skipTLSVerify: caData === undefined, ...(caData ? { caData } : {}) }],
+    users: [{ name, token: 'podops-sandbox', ...(options.as ? { impersonateUser: options.as } : {}) }],
+    contexts: [{ name, cluster: name, user: name, namespace: 'default' }],
+    currentContext: name,
+  };
 }
 
 export function renderKubeconfig(options: KubeconfigOptions): string {
-  const name = options.name ?? 'podops-sandbox';
-  const cluster: Record<string, unknown> = { server: options.server };
-  if (options.caCertificate) cluster['certificate-authority-data'] = Buffer.from(options.caCertificate).toString('base64');
-  // @kubernetes/client-node refuses a plain-http server unless TLS verification is explicitly off.
-  else cluster['insecure-skip-tls-verify'] = true;
+  const config = kubeConfigLoadOptions(options);
   return YAML.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster }],
-    users: [{ name, user: { token: 'podops-sandbox' } }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
-    'current-context': name,
+    clusters: config.clusters.map(({ name, server, skipTLSVerify, caData }) => ({
+      name,
+      cluster: caData ? { server, 'certificate-authority-data': caData } : { server, 'insecure-skip-tls-verify': skipTLSVerify },
+    })),
+    users: config.users.map(({ name, token, impersonateUser }) => ({ name, user: { token, ...(impersonateUser ? { as: impersonateUser } : {}) } })),
+    contexts: config.contexts.map(({ name, ...context }) => ({ name, context })),
+    'current-context': config.currentContext,
     preferences: {},
   });
 }

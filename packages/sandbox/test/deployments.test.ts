@@ -335,7 +335,7 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
   };
 
   /** The spec.replicas of the [old, new] ReplicaSets each time one changes, from a watch. */
-  const recordSizes = (oldName: string): { steps: number[][]; stop(): void } => {
+  const recordSizes = (oldName: string): { steps: number[][]; connected: Promise<void>; stop(): void } => {
     const sizes = new Map<string, number>();
     const steps: number[][] = [];
     const stream = watchStream(h, `/apis/apps/v1/namespaces/${ns}/replicasets`, (_type, rs) => {
@@ -344,7 +344,7 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
       const step = [sizes.get(oldName) ?? 0, newName ? (sizes.get(newName) ?? 0) : 0];
       if (step.join() !== steps.at(-1)?.join()) steps.push(step);
     });
-    return { steps, stop: () => stream.stop() };
+    return { steps, connected: stream.connected, stop: () => stream.stop() };
   };
 
   test('paused with the template change: no new ReplicaSet; resumed: maxSurge 1 / maxUnavailable 0 one pod at a time; paused again: frozen; scaled while paused: in proportion', async () => {
@@ -360,6 +360,7 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
       if (progressing(d) !== conditions.at(-1)) conditions.push(progressing(d));
     });
     const sizes = recordSizes(first.name);
+    await Promise.all([deploymentWatch.connected, sizes.connected]);
 
     // The freeze comes in the same write as the template (what podops' mutating webhook does).
     await patchDeployment(ns, 'hold', { spec: { paused: true, ...image('nginx:2').spec } });

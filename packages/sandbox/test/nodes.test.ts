@@ -264,7 +264,7 @@ describe('kubelet', () => {
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Ddelayed`, (_type, pod) =>
       seen.push({ at: Date.now(), phase: pod.status?.phase, running: !!pod.status?.containerStatuses?.[0]?.state?.running }),
     );
-    await watch.established;
+    await watch.connected;
     const createdAt = Date.now();
     await createPod('delayed');
     // Wait on the watch itself: a poll can see the pod Running before the watch has delivered that event.
@@ -280,7 +280,7 @@ describe('kubelet', () => {
   test('a pod goes Pending (ContainerCreating) -> Running -> Ready with the kubelet conditions and container statuses', async () => {
     const seen: Json[] = [];
     const watch = watchStream(h, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dlife`, (_type, object) => seen.push(object));
-    await watch.established;
+    await watch.connected;
     await createPod('life', { metadata: { labels: { app: 'life' } } });
     const pod = await waitPod('life', isReady);
     await eventually(async () => (seen.some((p) => p.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True')) ? true : undefined));

@@ -1,20 +1,14 @@
-// Test webhook servers for the admission webhook conformance tests: a throwaway CA, serving (and
-// client) certificates signed by it, and an HTTPS server on 127.0.0.1 that records every
-// AdmissionReview it receives and answers through a handler chosen by the request path; given a
+// Test webhook servers for the admission webhook conformance tests: a throwaway CA (the sandbox's own CA
+// maker), serving (and client) certificates signed by it, and an HTTPS server on 127.0.0.1 that records
+// every AdmissionReview it receives and answers through a handler chosen by the request path; given a
 // client CA, it requires a client certificate signed by it.
 
-import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
-
-const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-const day = 24 * 60 * 60 * 1000;
+import { createCertificateAuthority as createAuthority, servingExtensions } from '../src/tls/certificates.ts';
 
 export interface CertificateAuthority {
   /** PEM of the CA certificate. */
@@ -26,46 +20,13 @@ export interface CertificateAuthority {
   issueClient(commonName: string): Promise<{ cert: string; key: string }>;
 }
 
-const pem = (label: string, der: ArrayBuffer): string =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').trimEnd()}\n-----END ${label}-----\n`;
-
 export async function createCertificateAuthority(commonName: string): Promise<CertificateAuthority> {
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: `CN=${commonName}`,
-    notBefore: new Date(Date.now() - day),
-    notAfter: new Date(Date.now() + 30 * day),
-    keys,
-    signingAlgorithm: algorithm,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
-  });
-  const certificate = ca.toString('pem');
-  let serial = 1;
-  const sign = async (subject: string, extensions: x509.Extension[]): Promise<{ cert: string; key: string }> => {
-    const leafKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-    serial++;
-    const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serial.toString(16).padStart(2, '0'),
-      subject,
-      issuer: ca.subject,
-      notBefore: new Date(Date.now() - day),
-      notAfter: new Date(Date.now() + 30 * day),
-      publicKey: leafKeys.publicKey,
-      signingKey: keys.privateKey,
-      signingAlgorithm: algorithm,
-      extensions,
-    });
-    return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey)) };
-  };
+  const ca = await createAuthority(commonName, 30);
   return {
-    certificate,
-    caBundle: Buffer.from(certificate).toString('base64'),
-    issue(hosts) {
-      const names = hosts.map((h) => (/^[\d.]+$/.test(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }));
-      return sign('CN=webhook', [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension(names)]);
-    },
-    issueClient: (commonName) => sign(`CN=${commonName}`, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]),
+    certificate: ca.certificate,
+    caBundle: Buffer.from(ca.certificate).toString('base64'),
+    issue: (hosts) => ca.sign('CN=webhook', servingExtensions(hosts)),
+    issueClient: (name) => ca.sign(`CN=${name}`, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]),
   };
 }
 

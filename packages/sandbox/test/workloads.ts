@@ -11,8 +11,11 @@ import type { Harness } from './harness.ts';
 export type Json = any;
 
 export interface WatchStream {
-  /** Resolves once the server has answered the watch: events from then on are delivered. */
-  established: Promise<void>;
+  /**
+   * Resolves once the server answered: it subscribes the watch before it sends the headers, so every
+   * change made after this reaches the stream. Rejects if the request fails.
+   */
+  connected: Promise<void>;
   stop(): void;
 }
 
@@ -20,10 +23,10 @@ export interface WatchStream {
 export function watchStream(h: Harness, path: string, onEvent: (type: string, object: Json) => void): WatchStream {
   const abort = new AbortController();
   const separator = path.includes('?') ? '&' : '?';
-  const answered = fetch(`${h.sandbox.url}${path}${separator}watch=1`, { signal: abort.signal });
+  const response = fetch(`${h.sandbox.url}${path}${separator}watch=1`, { signal: abort.signal });
   void (async () => {
     try {
-      const res = await answered;
+      const res = await response;
       const decoder = new TextDecoder();
       let buffered = '';
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -42,7 +45,7 @@ export function watchStream(h: Harness, path: string, onEvent: (type: string, ob
       // stopped
     }
   })();
-  return { established: answered.then(() => undefined), stop: () => abort.abort() };
+  return { connected: response.then(() => undefined), stop: () => abort.abort() };
 }
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -9,6 +9,7 @@ export type ApiServerAdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 export interface UserInfo {
   username: string;
+  uid?: string;
   groups: string[];
   extra?: Record<string, string[]>;
 }

@@ -14,6 +14,7 @@ import type { ApiRequest, StatusResult } from './request.ts';
 import { reasonlessFailure } from './status.ts';
 import { requestKey } from './storage-key.ts';
 import { goFieldErrorString } from '../validation/index.ts';
+import { writeOrigin } from './write-origin.ts';
 
 const bindingKind = { group: '', version: 'v1', kind: 'Binding' };
 
@@ -120,7 +121,7 @@ async function assignPod(
     if (dryRun) return;
     delete updated.metadata.resourceVersion;
     try {
-      ctx.store.update('pods', key, updated, entry.rv);
+      ctx.store.update('pods', key, updated, writeOrigin(req), entry.rv);
       return;
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'conflict')) throw err;

@@ -17,6 +17,7 @@ import { LocalClient } from './local-client.ts';
 import { parseDeleteOptions, parseWriteOptions, type DeleteOptions } from './options.ts';
 import type { ApiRequest, StatusResult } from './request.ts';
 import { requestKey } from './storage-key.ts';
+import { writeOrigin } from './write-origin.ts';
 
 const evictionKind = { group: 'policy', version: 'v1', kind: 'Eviction' };
 const pdbResource = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
@@ -144,7 +145,7 @@ async function evict(ctx: ServerContext, req: ApiRequest, name: string, options:
       const updated = withCanonicalKeyOrder({ ...pod, status: { ...status, conditions: previous ? conditions.map((c) => (c === previous ? condition : c)) : [...conditions, condition] } });
       delete updated.metadata.resourceVersion;
       try {
-        const stored = ctx.store.update('pods', key, updated, entry.rv);
+        const stored = ctx.store.update('pods', key, updated, writeOrigin(req), entry.rv);
         // The condition's own write moved the version a precondition named.
         if (resourceVersion) options = { ...options, preconditions: { ...options.preconditions, resourceVersion: stored.object.metadata.resourceVersion } };
         break;

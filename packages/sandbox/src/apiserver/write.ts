@@ -20,6 +20,7 @@ import type { ApiRequest, ObjectResult } from './request.ts';
 import { cannotBeHandled } from './decode.ts';
 import { invalidObject } from './status.ts';
 import { requestKey } from './storage-key.ts';
+import { writeOrigin } from './write-origin.ts';
 
 export const targetOf = (def: ResourceDefinition, name: string): { resource: string; group: string; name: string } => ({
   resource: def.resource,
@@ -143,7 +144,7 @@ export async function admitAndCreate(
   if (options.dryRun) return { type: 'object', code: 201, object: stored, warnings };
   const name = meta.name ?? '';
   try {
-    const entry = ctx.store.create(def.storageKey, objectKey(req.namespace, name), stored);
+    const entry = ctx.store.create(def.storageKey, objectKey(req.namespace, name), stored, writeOrigin(req));
     return { type: 'object', code: 201, object: entry.object, entry, warnings };
   } catch (err) {
     if (err instanceof StorageError && err.code === 'exists') throw new StatusError(alreadyExistsStatus(targetOf(def, name)));
@@ -239,12 +240,12 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   if (options.dryRun) return { type: 'object', code: 200, object: updated, warnings };
   try {
     if (shouldDeleteDuringUpdate(def, updated, current)) {
-      ctx.store.delete(def.storageKey, entry.key, entry.rv);
+      ctx.store.delete(def.storageKey, entry.key, writeOrigin(req), entry.rv);
       updated.metadata.resourceVersion = String(entry.rv);
       return { type: 'object', code: 200, object: updated, warnings };
     }
     delete updated.metadata.resourceVersion;
-    const stored = ctx.store.update(def.storageKey, entry.key, updated, entry.rv);
+    const stored = ctx.store.update(def.storageKey, entry.key, updated, writeOrigin(req), entry.rv);
     return { type: 'object', code: 200, object: stored.object, entry: stored, warnings };
   } catch (err) {
     if (err instanceof StorageError && err.code === 'conflict') {

@@ -6,7 +6,7 @@
 import type { LocalClient } from '../apiserver/local-client.ts';
 import type { Clock } from '../meta/time.ts';
 import type { Registry } from '../registry/registry.ts';
-import type { Store, StoreListener } from '../storage/store.ts';
+import { replayedAdd, type Store, type StoreListener } from '../storage/store.ts';
 
 export interface ControllerContext {
   /** Writes (and reads) through the request pipeline, as `system:serviceaccount:kube-system:<name>`. */
@@ -34,7 +34,7 @@ export interface Controller {
 export function followStore(ctx: ControllerContext, resources: readonly string[], observe: StoreListener, onStop: () => void): () => void {
   for (const resource of resources) {
     for (const entry of ctx.store.list(resource)) {
-      observe({ type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
+      observe(replayedAdd(resource, entry));
     }
   }
   const unsubscribe = ctx.subscribe(observe);

@@ -10,6 +10,7 @@ import YAML from 'yaml';
 import type { UserInfo } from '../apiserver/admission.ts';
 import type { ServerContext } from '../apiserver/context.ts';
 import { handleRequest } from '../apiserver/handle.ts';
+import { sandboxAdmin } from '../apiserver/users.ts';
 import type { ApiRequest, ApiResult, Verb, WatchEvent } from '../apiserver/request.ts';
 import { notFoundPath } from '../apiserver/status.ts';
 import type { DiscoveryDocuments } from '../discovery/documents.ts';
@@ -22,14 +23,12 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
+import { ImpersonationError, impersonatedUser } from './impersonation.ts';
 import { connectSubresources } from '../apiserver/pod-connect.ts';
 import { negotiate, routeAccepts, servedMediaTypes, type Representation } from './negotiation.ts';
 import { decodeProtobufObject } from './protobuf.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { routePath, type ResourcePath } from './router.ts';
-
-/** Every request acts as a cluster admin (the sandbox does not authenticate). */
-export const sandboxAdmin: UserInfo = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
 const maxBodyBytes = 3 * 1024 * 1024;
 // kube-apiserver's MaxHeaderBytes (1 MiB), plus the 4 KiB Go's reader allows for the request line.
@@ -209,6 +208,13 @@ async function serve(
   const target = parseRequestTarget(req.url ?? '/');
   if (!target) return writeUnreadableRequest(req.socket, '400 Bad Request');
   const { path, query } = target;
+  let user: UserInfo;
+  try {
+    user = impersonatedUser(req.headersDistinct, sandboxAdmin, req.url ?? '/');
+  } catch (err) {
+    if (!(err instanceof ImpersonationError)) throw err;
+    return writeBody(res, 500, 'text/plain; charset=utf-8', `${err.message}\n`, { 'X-Content-Type-Options': 'nosniff' });
+  }
   const route = routePath(path);
   const accept = req.headers.accept;
   switch (route.type) {
@@ -245,7 +251,7 @@ async function serve(
       serveOther(ctx, openapi, path, query, res);
       return;
     case 'resource':
-      await serveResource(ctx, discovery, route, query, req, res);
+      await serveResource(ctx, discovery, route, query, user, req, res);
       return;
   }
 }
@@ -340,6 +346,7 @@ async function serveResource(
   discovery: DiscoveryDocuments,
   route: ResourcePath,
   query: URLSearchParams,
+  user: UserInfo,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -385,7 +392,7 @@ async function serveResource(
     query,
     body,
     patchType: verb === 'patch' ? contentType : undefined,
-    user: sandboxAdmin,
+    user,
     userAgent: req.headers['user-agent'],
     ...(duplicateFields ? { duplicateFields } : {}),
     ...(isUpgradeRequest(req) ? { upgrade: true } : {}),

@@ -10,6 +10,8 @@ export interface StoredEntry {
   readonly key: string;
   readonly object: KubeObject;
   readonly rv: number;
+  /** The request that stored this version. */
+  readonly origin: WriteOrigin;
   /** The object serialized once, on first need (lists and GETs of the storage version reuse it). */
   json: string | undefined;
 }
@@ -20,6 +22,19 @@ export function serialize(object: KubeObject, entry: StoredEntry | undefined): s
 }
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Who asked for a write, in the request pipeline's words; the store hands it to listeners untouched (the write log reads it). */
+export interface WriteOrigin {
+  /** The user the request acted as (`admin`, an impersonated user, `system:serviceaccount:kube-system:<controller>`). */
+  readonly user: string;
+  readonly groups: readonly string[];
+  readonly userAgent: string | undefined;
+  /** The request's field manager: its `fieldManager` parameter, else the User-Agent up to its first `/`. */
+  readonly manager: string;
+  /** The request's verb: create, update, patch, delete or deletecollection (a graceful DELETE first stores a MODIFIED object). */
+  readonly verb: string;
+  readonly subresource: string | undefined;
+}
 
 export interface StoreEvent {
   readonly type: StoreEventType;
@@ -33,8 +48,14 @@ export interface StoreEvent {
   readonly entry: StoredEntry | undefined;
   readonly rv: number;
   readonly time: number;
+  readonly origin: WriteOrigin;
   /** Serialized watch lines, filled once per representation by the first watcher that needs them. */
   readonly lines: Map<string, Buffer>;
+}
+
+/** A stored entry as the ADDED event an informer's initial list would give (no time: it is not a write). */
+export function replayedAdd(resource: string, entry: StoredEntry): StoreEvent {
+  return { type: 'ADDED', resource, key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, origin: entry.origin, lines: new Map() };
 }
 
 export type StorageErrorCode = 'exists' | 'notFound' | 'conflict';
@@ -197,16 +218,16 @@ export class Store {
     };
   }
 
-  create(resource: string, key: string, object: KubeObject): StoredEntry {
+  create(resource: string, key: string, object: KubeObject, origin: WriteOrigin): StoredEntry {
     const bucket = this.#bucket(resource);
     if (bucket.entries.has(key)) throw new StorageError('exists', `${resource} ${key} already exists`);
     const rv = ++this.#rv;
     object.metadata.resourceVersion = String(rv);
-    const entry: StoredEntry = { key, object, rv, json: undefined };
+    const entry: StoredEntry = { key, object, rv, origin, json: undefined };
     bucket.entries.set(key, entry);
     bucket.keysChanged();
     if (object.metadata.uid) this.#uids.set(object.metadata.uid, { resource, key });
-    this.#emit(bucket, 'ADDED', resource, key, object, undefined, rv, entry);
+    this.#emit(bucket, 'ADDED', resource, key, object, undefined, rv, entry, origin);
     return entry;
   }
 
@@ -221,19 +242,19 @@ export class Store {
   }
 
   /** Replaces an object; `expectedRv` makes it conditional on the stored version. */
-  update(resource: string, key: string, object: KubeObject, expectedRv?: number): StoredEntry {
+  update(resource: string, key: string, object: KubeObject, origin: WriteOrigin, expectedRv?: number): StoredEntry {
     const bucket = this.#bucket(resource);
     const current = this.#stored(bucket, resource, key, expectedRv);
     const rv = ++this.#rv;
     object.metadata.resourceVersion = String(rv);
-    const entry: StoredEntry = { key, object, rv, json: undefined };
+    const entry: StoredEntry = { key, object, rv, origin, json: undefined };
     bucket.entries.set(key, entry);
-    this.#emit(bucket, 'MODIFIED', resource, key, object, current.object, rv, entry);
+    this.#emit(bucket, 'MODIFIED', resource, key, object, current.object, rv, entry, origin);
     return entry;
   }
 
   /** Removes an object; the DELETED event shows its last state with a new resourceVersion. */
-  delete(resource: string, key: string, expectedRv?: number): KubeObject {
+  delete(resource: string, key: string, origin: WriteOrigin, expectedRv?: number): KubeObject {
     const bucket = this.#bucket(resource);
     const current = this.#stored(bucket, resource, key, expectedRv);
     const rv = ++this.#rv;
@@ -242,7 +263,7 @@ export class Store {
     const uid = current.object.metadata.uid;
     if (uid) this.#uids.delete(uid);
     const gone: KubeObject = { ...current.object, metadata: { ...current.object.metadata, resourceVersion: String(rv) } };
-    this.#emit(bucket, 'DELETED', resource, key, gone, current.object, rv, undefined);
+    this.#emit(bucket, 'DELETED', resource, key, gone, current.object, rv, undefined, origin);
     return gone;
   }
 
@@ -255,8 +276,9 @@ export class Store {
     previous: KubeObject | undefined,
     rv: number,
     entry: StoredEntry | undefined,
+    origin: WriteOrigin,
   ): void {
-    const event: StoreEvent = { type, resource, key, object, previous, entry, rv, time: this.#options.clock(), lines: new Map() };
+    const event: StoreEvent = { type, resource, key, object, previous, entry, rv, time: this.#options.clock(), origin, lines: new Map() };
     bucket.lastChange = rv;
     bucket.history.push(event);
     const forResource = this.#resourceListeners.get(resource);

@@ -1,6 +1,6 @@
-// Certificates for the optional TLS mode: a throwaway CA and a serving certificate for 127.0.0.1
-// and localhost signed by it. The CA goes into the kubeconfig (certificate-authority-data) and
-// into every namespace's kube-root-ca.crt.
+// Certificates for the optional TLS mode: a throwaway CA and a serving certificate for 127.0.0.1 and
+// localhost signed by it. The CA goes into the kubeconfig (certificate-authority-data) and into every
+// namespace's kube-root-ca.crt. The tests' webhook servers get their certificates from the same CA maker.
 
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
@@ -12,6 +12,14 @@ export interface ServingCertificates {
   privateKey: string;
 }
 
+/** A certificate authority of one's own: its certificate, and certificates it signs. */
+export interface CertificateAuthority {
+  /** PEM of the CA certificate. */
+  readonly certificate: string;
+  /** A leaf certificate for `subject` (`CN=…`) with `extensions` besides its basic constraints and authority key id; PEM, with its PKCS#8 key. */
+  sign(subject: string, extensions: x509.Extension[]): Promise<{ cert: string; key: string }>;
+}
+
 const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const day = 24 * 60 * 60 * 1000;
 
@@ -20,44 +28,59 @@ function pem(label: string, der: ArrayBuffer): string {
   return `-----BEGIN ${label}-----\n${base64.trimEnd()}\n-----END ${label}-----\n`;
 }
 
-export async function generateServingCertificates(hosts: readonly string[]): Promise<ServingCertificates> {
+/** A new CA (`CN=<commonName>`, valid from a day ago for `validityDays`); its certificates are valid as long. */
+export async function createCertificateAuthority(commonName: string, validityDays: number): Promise<CertificateAuthority> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
-  const crypto = webcrypto;
   const notBefore = new Date(Date.now() - day);
-  const notAfter = new Date(Date.now() + 365 * day);
-  const caKeys = await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  const notAfter = new Date(Date.now() + validityDays * day);
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
-    name: 'CN=podops-sandbox-ca',
+    name: `CN=${commonName}`,
     notBefore,
     notAfter,
-    keys: caKeys,
+    keys,
     signingAlgorithm: algorithm,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const serverKeys = await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  let serial = 1;
+  return {
+    certificate: ca.toString('pem'),
+    async sign(subject, extensions) {
+      const leafKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+      serial++;
+      const cert = await x509.X509CertificateGenerator.create({
+        serialNumber: serial.toString(16).padStart(2, '0'),
+        subject,
+        issuer: ca.subject,
+        notBefore,
+        notAfter,
+        publicKey: leafKeys.publicKey,
+        signingKey: keys.privateKey,
+        signingAlgorithm: algorithm,
+        extensions: [new x509.BasicConstraintsExtension(false, undefined, true), await x509.AuthorityKeyIdentifierExtension.create(ca), ...extensions],
+      });
+      return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey)) };
+    },
+  };
+}
+
+/** What a serving certificate for `hosts` (IP addresses or DNS names) carries. */
+export function servingExtensions(hosts: readonly string[]): x509.Extension[] {
   const names = hosts.map((host) => (/^[\d.]+$|:/.test(host) ? { type: 'ip' as const, value: host } : { type: 'dns' as const, value: host }));
-  const server = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
-    subject: 'CN=podops-sandbox',
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
-    publicKey: serverKeys.publicKey,
-    signingKey: caKeys.privateKey,
-    signingAlgorithm: algorithm,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(names),
-      await x509.AuthorityKeyIdentifierExtension.create(ca),
-    ],
-  });
-  const privateKey = await crypto.subtle.exportKey('pkcs8', serverKeys.privateKey);
-  return { caCertificate: ca.toString('pem'), certificate: server.toString('pem'), privateKey: pem('PRIVATE KEY', privateKey) };
+  return [
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.SubjectAlternativeNameExtension(names),
+  ];
+}
+
+export async function generateServingCertificates(hosts: readonly string[]): Promise<ServingCertificates> {
+  const ca = await createCertificateAuthority('podops-sandbox-ca', 365);
+  const { cert, key } = await ca.sign('CN=podops-sandbox', servingExtensions(hosts));
+  return { caCertificate: ca.certificate, certificate: cert, privateKey: key };
 }

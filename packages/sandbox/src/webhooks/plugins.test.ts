@@ -28,7 +28,7 @@ function setUp(webhooks: Record<string, unknown>[]) {
       timeoutSeconds: 1,
       ...w,
     })),
-  });
+  }, { user: 'admin', groups: ['system:masters'], userAgent: undefined, manager: '', verb: 'create', subresource: undefined });
   return webhookAdmission({ store, registry, clock: Date.now, serviceAddresses: () => ({}), clientCertificates: () => undefined });
 }
 

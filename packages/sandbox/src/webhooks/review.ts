@@ -30,6 +30,7 @@ export const typeMetaDecodeError = (goKind: string): string =>
 
 function userInfoOf(a: AdmissionAttributes): JsonObject {
   const user: JsonObject = { username: a.userInfo.username };
+  if (a.userInfo.uid) user.uid = a.userInfo.uid;
   if (a.userInfo.groups.length) user.groups = a.userInfo.groups;
   if (a.userInfo.extra && Object.keys(a.userInfo.extra).length) user.extra = a.userInfo.extra;
   return user;

@@ -6,7 +6,7 @@
 
 import { cloneJson, isJsonObject, jsonEqual, keyOf, readPath, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { isEverything } from '../../selectors/labels.ts';
-import type { StoreEvent } from '../../storage/store.ts';
+import { replayedAdd, type StoreEvent } from '../../storage/store.ts';
 import type { Controller, ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
 import { SerialKeyQueue } from '../serial-key-queue.ts';
@@ -317,7 +317,7 @@ export const daemonSetController: Controller = {
       else if (event.resource === 'nodes') onNode(event);
     };
     for (const entry of ctx.store.list('pods')) {
-      podIndex.observe({ type: 'ADDED', resource: 'pods', key: entry.key, object: entry.object, previous: undefined, entry, rv: entry.rv, time: 0, lines: new Map() });
+      podIndex.observe(replayedAdd('pods', entry));
     }
     for (const entry of ctx.store.list(daemonSetsStorage)) queue.add(entry.key);
     const unsubscribe = ctx.subscribe(observe);
