@@ -3,9 +3,7 @@
 // controller (a simulated load balancer) and operation controller, and a demo Deployment of controlled pods
 // behind a controlled Service.
 
-import { mkdir, writeFile } from 'node:fs/promises';
 import type { Registry } from 'prom-client';
-import { dirname } from 'node:path';
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
 import { rolloutLifecycleCRD } from '../api/rolloutlifecycle.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
@@ -80,12 +78,11 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
   const { startSandbox } = await import('@podops/sandbox').catch(sandboxNotInstalled);
   const sandbox = await startSandbox({
     port: options.port,
+    kubeconfigPath: options.kubeconfigPath,
     ...(options.recordWrites && { recordWrites: true }),
     ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
     simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000 } },
   });
-  await mkdir(dirname(options.kubeconfigPath), { recursive: true });
-  await writeFile(options.kubeconfigPath, sandbox.kubeconfig, { mode: 0o600 });
   const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
 
   for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
