@@ -36,8 +36,8 @@ export interface InformerOptions<T> {
   logger?: Logger;
   /**
    * Told of each failed list or watch (which one, and the error), and with `undefined` once a list (after a failed
-   * list) or a watch event (after any failure) shows the connection works again: for a user interface that names
-   * what is wrong, such as a permission that lets the list through but not the watch.
+   * list) or a watch (after any failure) is answered again: for a user interface that names what is wrong, such
+   * as a permission that lets the list through but not the watch.
    */
   onHealth?: (problem: InformerProblem | undefined) => void;
 }
@@ -224,10 +224,12 @@ export class Informer<T extends ObjectWithMeta> {
         resourcePath(type, namespace),
         { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector },
         watchAbort.signal,
+        () => {
+          if (this.#problem) this.#setProblem(undefined);
+        },
       );
       for await (const event of events) {
         arm();
-        if (this.#problem) this.#setProblem(undefined);
         if (this.#apply(event) === 'gone') return 'gone';
       }
       return idle ? 'idle' : 'ended';
