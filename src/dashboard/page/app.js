@@ -28,7 +28,11 @@ const PROBLEM_TITLES = {
 const ROLLOUTS = 'rolloutlifecycles.apps.kusionstack.io';
 
 function Problems({ state }) {
-  const shown = state.problems.filter((p) => !(p.kind === 'not-served' && p.resource === ROLLOUTS));
+  // An unreachable API server fails every resource alike: said once.
+  const unreachable = state.problems.find((p) => p.kind === 'unreachable');
+  const shown = unreachable
+    ? [{ ...unreachable, verb: undefined }]
+    : state.problems.filter((p) => !(p.kind === 'not-served' && p.resource === ROLLOUTS));
   if (state.disconnected) {
     shown.unshift({ resource: 'dashboard', kind: 'disconnected', message: 'Lost the connection to the dashboard server (is podops dashboard still running?); reconnecting…' });
   }

@@ -26,7 +26,7 @@ export function groupRows(rows, { filter, busyOnly, folded }) {
   }
   const items = [];
   for (const group of [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))) {
-    group.rows.sort((a, b) => (a.gone !== undefined) - (b.gone !== undefined) || a.name.localeCompare(b.name));
+    group.rows.sort((a, b) => (a.gone !== undefined) - (b.gone !== undefined) || a.name.localeCompare(b.name, undefined, { numeric: true }));
     items.push({ kind: 'group', key: `group ${group.key}`, group });
     if (!folded.has(group.key)) for (const row of group.rows) items.push({ kind: 'pod', key: row.key, row });
   }
