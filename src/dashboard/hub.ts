@@ -28,7 +28,7 @@ export interface HubOptions {
   now?: () => number;
   /** How long changes are gathered into one update. Default 50 ms. */
   batchMs?: number;
-  /** How long a deleted pod stays on the timeline. Default 5 minutes. */
+  /** How long a pod that went (deleted, or no longer controlled) stays on the timeline. Default 5 minutes. */
   goneRetentionMs?: number;
   logger?: Logger;
 }
@@ -151,7 +151,7 @@ export class DashboardHub {
     this.#schedule();
   }
 
-  /** Drops deleted pods past their time on the timeline, and the oldest beyond `keep`. */
+  /** Drops the pods that went, past their time on the timeline, and the oldest beyond `keep`. */
   #pruneGone(keep = Infinity): void {
     const gone = [...this.#rows.values()].filter((row) => row.gone !== undefined).sort((a, b) => (a.gone as number) - (b.gone as number));
     const cutoff = this.#now() - (this.#options.goneRetentionMs ?? 5 * 60_000);

@@ -39,7 +39,7 @@ export interface PodRow {
   bars: Bar[];
   traffic: TrafficMoment[];
   deleting: boolean;
-  /** When the pod was seen deleted: it stays on the timeline for a while, greyed. */
+  /** When the pod left the watch (deleted, or its control label removed): it stays on the timeline a while, greyed. */
   gone?: number;
 }
 

@@ -85,14 +85,14 @@ function Bars({ row, start, span, now }) {
 
 function PodLine({ row, start, span, now, selected, onSelect }) {
   const inPhase = row.since === undefined ? '' : duration(now - row.since);
-  const waits = row.gone === undefined ? row.waitingFor.join('; ') : `deleted at ${clock(row.gone)}`;
+  const waits = row.gone === undefined ? row.waitingFor.join('; ') : `gone at ${clock(row.gone)}: deleted, or no longer labelled kusionstack.io/control=true`;
   return html`<div
     class=${`pod${selected ? ' selected' : ''}${row.gone !== undefined ? ' gone' : ''}`}
     data-key=${row.key}
     onClick=${() => onSelect(row.key)}
   >
     <span class="name" title=${row.key}>${row.name}</span>
-    <span class=${`phase phase-text-${row.phase}`} data-phase=${row.phase}>${row.gone !== undefined ? 'deleted' : row.deleting ? `${row.phase} (deleting)` : row.phase}</span>
+    <span class=${`phase phase-text-${row.phase}`} data-phase=${row.phase}>${row.gone !== undefined ? 'gone' : row.deleting ? `${row.phase} (deleting)` : row.phase}</span>
     <span class="since">${inPhase}</span>
     <span class="waits" title=${waits}>${waits || '—'}</span>
     <${Bars} row=${row} start=${start} span=${span} now=${now} />
@@ -102,7 +102,7 @@ function PodLine({ row, start, span, now, selected, onSelect }) {
 function GroupLine({ group, folded, onToggle }) {
   const counts = new Map();
   for (const row of group.rows) {
-    const phase = row.gone === undefined ? row.phase : 'deleted';
+    const phase = row.gone === undefined ? row.phase : 'gone';
     counts.set(phase, (counts.get(phase) ?? 0) + 1);
   }
   const out = group.rows.filter((row) => row.gone === undefined && row.lifecycles.some((l) => OUT_OF_TRAFFIC.has(l.phase))).length;
