@@ -7,7 +7,7 @@ import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 import { PODTRANSITIONRULES } from '../controllers/transition-controller.ts';
-import type { KubeClient } from '../kube/client.ts';
+import type { KubeClient, ObjectWithMeta } from '../kube/client.ts';
 import { Informer, type InformerProblem } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { EVENTS, PODS, ROLLOUTLIFECYCLES, type ResourceType } from '../kube/resources.ts';
@@ -73,15 +73,15 @@ export class DashboardHub {
       onUpdate: (_previous, pod) => this.#observe(pod),
       onDelete: (pod) => this.#gone(pod),
     });
-    const listChanged = (list: List) => () => this.#dirty(list);
-    for (const [each, list] of [
-      [this.#rules, 'rules'],
-      [this.#rollouts, 'rollouts'],
-      [this.#events, 'events'],
-    ] as const) {
-      const changed = listChanged(list);
-      (each as Informer<KubeEvent>).addHandler({ onAdd: changed, onUpdate: changed, onDelete: changed });
-    }
+    this.#listFollows(this.#rules, 'rules');
+    this.#listFollows(this.#rollouts, 'rollouts');
+    this.#listFollows(this.#events, 'events');
+  }
+
+  /** Any change of the informer's objects makes its whole list go out again (they are few). */
+  #listFollows<T extends ObjectWithMeta>(informer: Informer<T>, list: List): void {
+    const changed = (): void => this.#dirty(list);
+    informer.addHandler({ onAdd: changed, onUpdate: changed, onDelete: changed });
   }
 
   /** Keeps the view current until the signal aborts. */
