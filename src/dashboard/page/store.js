@@ -1,6 +1,12 @@
 // The page's copy of the dashboard's view, kept by the server's stream (/api/stream): a snapshot on every
 // (re)connection, then updates. Renders are asked for at most once a frame, however many updates arrive.
 
+/** What decides a row's place on the timeline: its group, its name, whether it is gone, whether it is busy. */
+const placeOf = (row) => `${row.namespace}/${row.workload}/${row.name}/${row.gone !== undefined}/${isBusy(row)}`;
+
+/** In a lifecycle, or not (yet) back in service: what "only pods in a lifecycle" keeps. */
+export const isBusy = (row) => row.lifecycles.length > 0 || row.phase !== 'ServiceAvailable';
+
 /**
  * @param {() => void} onChange called (once per animation frame at most) after the state changed
  */
@@ -23,12 +29,14 @@ export function connect(onChange) {
     rollouts: [],
     events: [],
     problems: [],
-    /** Bumped on every change of the rows: views derived from them are cached by it. */
-    version: 0,
+    /**
+     * Bumped when the timeline's layout may change: a row comes or goes, or changes what groups, sorts or filters it.
+     * Most updates change only a row's phase and bars, and leave the grouping of thousands of rows as it was.
+     */
+    layout: 0,
   };
   let frame = 0;
   const changed = () => {
-    state.version++;
     frame ||= requestAnimationFrame(() => {
       frame = 0;
       onChange();
@@ -48,13 +56,19 @@ export function connect(onChange) {
     state.namespace = snapshot.namespace;
     state.server = snapshot.server;
     state.rows = new Map(snapshot.pods.map((row) => [row.key, row]));
+    state.layout++;
     lists(snapshot);
     changed();
   });
   source.addEventListener('update', (event) => {
     const update = JSON.parse(event.data);
+    if (update.remove.length > 0) state.layout++;
     for (const key of update.remove) state.rows.delete(key);
-    for (const row of update.upsert) state.rows.set(row.key, row);
+    for (const row of update.upsert) {
+      const before = state.rows.get(row.key);
+      if (!before || placeOf(before) !== placeOf(row)) state.layout++;
+      state.rows.set(row.key, row);
+    }
     lists(update);
     changed();
   });

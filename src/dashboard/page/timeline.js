@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { clock, duration } from './format.js';
 import { html } from './html.js';
+import { isBusy } from './store.js';
 
 export const ROW_HEIGHT = 26;
 /** The phases of a lifecycle during which its pod takes no traffic (the readiness gate is False). */
@@ -15,13 +16,16 @@ const OVERSCAN = 8;
 /** Names in natural order (web-2 before web-10); one collator, as making one per comparison is slow. */
 const byName = new Intl.Collator(undefined, { numeric: true });
 
-/** Groups of rows by namespace and workload, sorted; a folded group keeps only its header. */
+/**
+ * Groups of rows by namespace and workload, sorted; a folded group keeps only its header. Items name rows by key:
+ * the rows themselves are read when drawn, so a row's new phase needs no new grouping.
+ */
 export function groupRows(rows, { filter, busyOnly, folded }) {
   const groups = new Map();
   const needle = filter.trim().toLowerCase();
   for (const row of rows) {
     if (needle && !row.name.toLowerCase().includes(needle) && !row.workload.toLowerCase().includes(needle)) continue;
-    if (busyOnly && row.lifecycles.length === 0 && row.phase === 'ServiceAvailable') continue;
+    if (busyOnly && !isBusy(row)) continue;
     const key = `${row.namespace}/${row.workload}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { key, namespace: row.namespace, workload: row.workload, rows: [] }));
@@ -29,9 +33,10 @@ export function groupRows(rows, { filter, busyOnly, folded }) {
   }
   const items = [];
   for (const group of [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))) {
-    group.rows.sort((a, b) => (a.gone !== undefined) - (b.gone !== undefined) || byName.compare(a.name, b.name));
-    items.push({ kind: 'group', key: `group ${group.key}`, group });
-    if (!folded.has(group.key)) for (const row of group.rows) items.push({ kind: 'pod', key: row.key, row });
+    const { rows: members, ...named } = group;
+    const keys = members.sort((a, b) => (a.gone !== undefined) - (b.gone !== undefined) || byName.compare(a.name, b.name)).map((row) => row.key);
+    items.push({ kind: 'group', key: `group ${group.key}`, group: { ...named, keys } });
+    if (!folded.has(group.key)) for (const key of keys) items.push({ kind: 'pod', key });
   }
   return items;
 }
@@ -99,18 +104,18 @@ function PodLine({ row, start, span, now, selected, onSelect }) {
   </div>`;
 }
 
-function GroupLine({ group, folded, onToggle }) {
+function GroupLine({ group, rows, folded, onToggle }) {
   const counts = new Map();
-  for (const row of group.rows) {
+  for (const row of rows) {
     const phase = row.gone === undefined ? row.phase : 'gone';
     counts.set(phase, (counts.get(phase) ?? 0) + 1);
   }
-  const out = group.rows.filter((row) => row.gone === undefined && row.lifecycles.some((l) => OUT_OF_TRAFFIC.has(l.phase))).length;
+  const out = rows.filter((row) => row.gone === undefined && row.lifecycles.some((l) => OUT_OF_TRAFFIC.has(l.phase))).length;
   return html`<div class="group" data-group=${group.key} onClick=${() => onToggle(group.key)}>
     <span class="fold">${folded ? '▸' : '▾'}</span>
     <span class="group-name">${group.workload}</span>
     <span class="group-namespace">${group.namespace}</span>
-    <span class="group-count">${group.rows.length} pod${group.rows.length === 1 ? '' : 's'}${out > 0 ? `, ${out} out of traffic` : ''}</span>
+    <span class="group-count">${rows.length} pod${rows.length === 1 ? '' : 's'}${out > 0 ? `, ${out} out of traffic` : ''}</span>
     ${[...counts].map(([phase, n]) => html`<span class=${`chip phase-${phase}`} key=${phase}>${n} ${phase}</span>`)}
   </div>`;
 }
@@ -141,12 +146,13 @@ export function Timeline({ state, now, span, selected, onSelect }) {
   const [filter, setFilter] = useState('');
   const [busyOnly, setBusyOnly] = useState(false);
   const [folded, setFolded] = useState(() => new Set());
-  const items = useMemo(() => groupRows(state.rows.values(), { filter, busyOnly, folded }), [state.version, filter, busyOnly, folded]);
+  const items = useMemo(() => groupRows(state.rows.values(), { filter, busyOnly, folded }), [state.layout, filter, busyOnly, folded]);
   const toggle = (key) => {
     const next = new Set(folded);
     if (!next.delete(key)) next.add(key);
     setFolded(next);
   };
+  const rowsOf = (group) => group.keys.map((key) => state.rows.get(key));
   const start = now - span;
   const shown = items.filter((item) => item.kind === 'pod').length;
   return html`<section class="timeline">
@@ -166,8 +172,8 @@ export function Timeline({ state, now, span, selected, onSelect }) {
             items=${items}
             render=${(item) =>
               item.kind === 'group'
-                ? html`<${GroupLine} group=${item.group} folded=${folded.has(item.group.key)} onToggle=${toggle} />`
-                : html`<${PodLine} row=${item.row} start=${start} span=${span} now=${now} selected=${item.row.key === selected} onSelect=${onSelect} />`}
+                ? html`<${GroupLine} group=${item.group} rows=${rowsOf(item.group)} folded=${folded.has(item.group.key)} onToggle=${toggle} />`
+                : html`<${PodLine} row=${state.rows.get(item.key)} start=${start} span=${span} now=${now} selected=${item.key === selected} onSelect=${onSelect} />`}
           />`
       : html`<p class="note">Waiting for the first list of pods from the API server…</p>`}
   </section>`;
