@@ -3,6 +3,7 @@
 /** The phases of a lifecycle, in protocol order, then the pod's phase once none is left. */
 export const PHASES = ['PreCheck', 'Preparing', 'Operating', 'PostCheck', 'Completing', 'ServiceAvailable'];
 
+/** @type {[unit: string, seconds: number][]} */
 const UNITS = [
   ['d', 86_400],
   ['h', 3_600],

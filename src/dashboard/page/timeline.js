@@ -34,7 +34,7 @@ export function groupRows(rows, { filter, busyOnly, folded }) {
   const items = [];
   for (const group of [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))) {
     const { rows: members, ...named } = group;
-    const keys = members.sort((a, b) => (a.gone !== undefined) - (b.gone !== undefined) || byName.compare(a.name, b.name)).map((row) => row.key);
+    const keys = members.sort((a, b) => Number(a.gone !== undefined) - Number(b.gone !== undefined) || byName.compare(a.name, b.name)).map((row) => row.key);
     items.push({ kind: 'group', key: `group ${group.key}`, group: { ...named, keys } });
     if (!folded.has(group.key)) for (const key of keys) items.push({ kind: 'pod', key });
   }
