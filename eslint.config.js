@@ -53,6 +53,15 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  // The dashboard's page runs in the browser.
+  {
+    files: ['src/dashboard/page/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'window', 'fetch', 'EventSource', 'AbortController', 'URLSearchParams', 'ResizeObserver', 'requestAnimationFrame', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   // The house's architecture, checked: which folder may import which. A later block replaces the rule of an
   // earlier one for the files it matches, so each block lists every pattern its files must avoid.
   {

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const suites = ['lifecycle', 'transition', 'webhook', 'sandbox', 'operator', 'workloads', 'nodes', 'lifecycles', 'rollout'];
+const suites = ['lifecycle', 'transition', 'webhook', 'sandbox', 'operator', 'workloads', 'nodes', 'lifecycles', 'rollout', 'dashboard'];
 
 const wanted = process.argv.slice(2);
 for (const name of wanted) {

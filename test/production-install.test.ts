@@ -21,8 +21,18 @@ test("npm pack of podops holds podops' own build and no file of the sandbox", as
   assert.ok(paths.includes('dist/src/cli/main.js'), 'the build is packed (npm ci builds it)');
   assert.deepEqual(paths.filter((path) => path.startsWith('packages/')), []);
   // Each compiled file is that of a source of podops: no sandbox module compiled in, none left from an older build.
-  const compiled = paths.filter((path) => path.startsWith('dist/'));
+  // The dashboard's page is copied as it is.
+  const page = (path: string): boolean => path.startsWith('dist/src/dashboard/page/');
+  const compiled = paths.filter((path) => path.startsWith('dist/') && !page(path));
   assert.deepEqual(compiled.filter((path) => !existsSync(`${root}${path.slice('dist/'.length).replace(/\.(js|js\.map|d\.ts)$/, '.ts')}`)), []);
+  const pageFiles = paths.filter(page);
+  assert.ok(pageFiles.includes('dist/src/dashboard/page/index.html'), 'the dashboard page is packed');
+  assert.deepEqual(pageFiles.filter((path) => !existsSync(`${root}${path.slice('dist/'.length)}`)), []);
+});
+
+test("the dashboard's page libraries are dependencies: a production install serves them", () => {
+  const podops = manifest('package.json');
+  for (const library of ['preact', 'htm']) assert.ok(podops.dependencies?.[library], library);
 });
 
 test('podops depends on the sandbox for development only, in the version of the workspace', () => {

@@ -91,6 +91,21 @@ export function durationFlag(flag: string, value: string): number {
   return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
 }
 
+/** A port number option's value (0 included: a free port). */
+export function parsePort(value: string, flag: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be a port number, got "${value}"`);
+  return port;
+}
+
+/** A server's listen failure as a UsageError in words, naming the flag that changes the port. */
+export function listenFailure(err: unknown, address: string, port: number, flag: string): never {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${address} is in use: choose another with ${flag}`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new UsageError(`cannot serve on ${address}:${port}: ${(err as Error).message}`);
+  throw err;
+}
+
 /** An option in a command's --help: its flags, and its description (more lines continue it). */
 export type OptionHelp = readonly [flags: string, description: string, ...continued: string[]];
 

@@ -18,6 +18,7 @@ export const commands: readonly { name: string; summary: string; load: () => Pro
   { name: 'finish', summary: 'finish a lifecycle once podops allows the operation', load: async () => (await import('./commands/lifecycle-ops.ts')).finishCommand },
   { name: 'undo', summary: 'cancel a lifecycle in any phase', load: async () => (await import('./commands/lifecycle-ops.ts')).undoCommand },
   { name: 'conformance', summary: 'check that the installed implementation (podops or Kuperator) follows the protocol', load: async () => (await import('./commands/conformance.ts')).conformanceCommand },
+  { name: 'dashboard', summary: 'serve a live web page of pods, lifecycles, rules, rollouts and events (this machine only)', load: async () => (await import('./commands/dashboard.ts')).dashboardCommand },
   { name: 'rollout', summary: "show the hooks of a workload's rollout, retry its failed hooks, or roll it back", load: async () => (await import('./commands/rollout.ts')).rolloutCommand },
   { name: 'operator', summary: 'run the operator (controllers and admission webhooks) against a cluster', load: async () => (await import('./commands/operator.ts')).operatorCommand },
   { name: 'manifests', summary: 'print the Kubernetes objects that install podops', load: async () => (await import('./commands/manifests.ts')).manifestsCommand },

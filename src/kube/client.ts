@@ -302,9 +302,9 @@ export class KubeClient {
   /**
    * A watch stream: yields events until the server ends the stream (timeoutSeconds), the signal aborts, or
    * the connection breaks (thrown). A 410 on connect is thrown as ApiError; a 410 during the stream arrives
-   * as an ERROR event, as the server sends it.
+   * as an ERROR event, as the server sends it. `onOpen` is called once the server accepted the watch.
    */
-  async *watch<T = KubeObject>(path: string, query: Query, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+  async *watch<T = KubeObject>(path: string, query: Query, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<WatchEvent<T>> {
     const response = await this.#send({ method: 'GET', path, query: { ...query, watch: true }, timeoutMs: 0, ...(signal && { signal }) });
     const code = response.statusCode ?? 0;
     if (code < 200 || code >= 300) {
@@ -312,6 +312,7 @@ export class KubeClient {
       for await (const chunk of response) chunks.push(chunk as Buffer);
       throw new ApiError(code, parseStatus(Buffer.concat(chunks).toString('utf8'), code), `GET ${path} (watch)`);
     }
+    onOpen?.();
     // An abort after the response started does not always end the response stream: end it explicitly.
     const endStream = (): void => {
       response.destroy();

@@ -34,6 +34,17 @@ export interface InformerOptions<T> {
   idleTimeoutMs?: number;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Told of each failed list or watch (which one, and the error), and with `undefined` once a list (after a failed
+   * list) or a watch (after any failure) is answered again: for a user interface that names what is wrong, such
+   * as a permission that lets the list through but not the watch.
+   */
+  onHealth?: (problem: InformerProblem | undefined) => void;
+}
+
+export interface InformerProblem {
+  verb: 'list' | 'watch';
+  error: unknown;
 }
 
 export const stripManagedFields = <T extends ObjectWithMeta>(object: T): T => {
@@ -58,6 +69,7 @@ export class Informer<T extends ObjectWithMeta> {
   #synced = false;
   readonly #syncWaiters: (() => void)[] = [];
   #resourceVersion = '';
+  #problem: InformerProblem | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.#options = options;
@@ -126,11 +138,14 @@ export class Informer<T extends ObjectWithMeta> {
     let needList = true;
     let failures = 0;
     while (!signal.aborted) {
+      let verb: InformerProblem['verb'] = 'list';
       try {
         if (needList) {
           await this.#listAll(signal);
           needList = false;
+          if (this.#problem?.verb === 'list') this.#setProblem(undefined);
         }
+        verb = 'watch';
         const outcome = await this.#watch(signal);
         if (outcome === 'gone' || outcome === 'idle') needList = true;
         failures = 0;
@@ -138,6 +153,7 @@ export class Informer<T extends ObjectWithMeta> {
         if (signal.aborted) break;
         needList = true;
         if (isGone(err)) continue;
+        this.#setProblem({ verb, error: err });
         failures++;
         const delay = Math.min(30_000, 1000 * 2 ** Math.min(failures - 1, 5)) * (0.8 + Math.random() * 0.4);
         const { group, version, resource } = this.#options.type;
@@ -208,6 +224,9 @@ export class Informer<T extends ObjectWithMeta> {
         resourcePath(type, namespace),
         { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector },
         watchAbort.signal,
+        () => {
+          if (this.#problem) this.#setProblem(undefined);
+        },
       );
       for await (const event of events) {
         arm();
@@ -222,6 +241,12 @@ export class Informer<T extends ObjectWithMeta> {
       signal.removeEventListener('abort', stop);
       watchAbort.abort();
     }
+  }
+
+  #setProblem(problem: InformerProblem | undefined): void {
+    this.#problem = problem;
+    const report = this.#options.onHealth;
+    if (report) this.#notify(() => report(problem));
   }
 
   #apply(event: WatchEvent<T>): 'gone' | undefined {

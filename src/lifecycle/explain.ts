@@ -46,6 +46,16 @@ export interface PodReport {
   problems: string[];
 }
 
+/**
+ * Everything a pod waits for, in one list: each lifecycle's waits, then the pod's, then its protocol problems.
+ * `podops status` prints it, the dashboard shows it: the same words in both.
+ */
+export const podWaits = (report: PodReport): string[] => [
+  ...report.lifecycles.flatMap((l) => l.waitingFor),
+  ...report.waitingFor,
+  ...report.problems.map((p) => `problem: ${p}`),
+];
+
 interface TransitionDetail {
   rule: string;
   stage: string | undefined;

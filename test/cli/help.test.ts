@@ -69,7 +69,7 @@ describe('podops --help and --version', () => {
   });
 });
 
-test('a command loads only its own modules: `podops operator` carries neither the sandbox nor the other commands', async () => {
+test('a command loads only its own modules: `podops operator` carries neither the sandbox, the dashboard nor the other commands', async () => {
   // Records every module of the repository the process loads (the sandbox package's included), and prints them
   // when it exits.
   const rootUrl = new URL('../../', import.meta.url).href;
@@ -82,5 +82,6 @@ test('a command loads only its own modules: `podops operator` carries neither th
   assert.match(stdout, /^Usage: podops operator/);
   const loaded = (JSON.parse(stderr) as string[]).map((url) => url.slice(rootUrl.length));
   assert.ok(loaded.includes('src/cli/commands/operator.ts'), loaded.join('\n'));
-  assert.deepEqual(loaded.filter((path) => path.startsWith('packages/sandbox/') || (path.startsWith('src/cli/commands/') && path !== 'src/cli/commands/operator.ts') || path === 'src/cli/local-stack.ts'), []);
+  const others = (path: string): boolean => path.startsWith('packages/sandbox/') || path.startsWith('src/dashboard/') || (path.startsWith('src/cli/commands/') && path !== 'src/cli/commands/operator.ts') || path === 'src/cli/local-stack.ts';
+  assert.deepEqual(loaded.filter(others), []);
 });

@@ -48,6 +48,9 @@ describe('podops up', () => {
     assert.match(stdout, new RegExp(`^ {2}API server {3}https?://127\\.0\\.0\\.1:${port}$`, 'm'), 'the API server on the port asked for');
     assert.match(stdout, /^ {2}webhooks {5}https:\/\/127\.0\.0\.1:\d+$/m);
     assert.ok(stdout.includes(`  kubeconfig   ${kubeconfig}\n`), 'the kubeconfig path');
+    // The dashboard, on 3100 unless another process has it.
+    const dashboard = /^ {2}dashboard {4}(http:\/\/127\.0\.0\.1:(\d+)\/)$/m.exec(stdout);
+    assert.ok(dashboard, `the dashboard's URL: ${stdout}`);
     assert.ok(stdout.includes(`  export KUBECONFIG=${kubeconfig}\n`));
     for (const line of [
       /^ {2}kubectl get pods -n demo -w +# /m,
@@ -70,6 +73,12 @@ describe('podops up', () => {
         'the 3 demo pods to become service-available',
         30_000,
       );
+      // The dashboard shows them, with the kubeconfig up wrote.
+      for (const pod of pods) {
+        const url = `${dashboard[1]}api/pod?namespace=demo&name=${pod.metadata.name}`;
+        const report = await until(async () => (await fetch(url)).json() as Promise<{ text: string }>, (r) => typeof r.text === 'string', `${url} answered`);
+        assert.match(report.text, new RegExp(`^Pod demo/${pod.metadata.name}\n {2}phase: ServiceAvailable`));
+      }
       // Each is behind the example load balancer, which says so on stdout.
       for (const pod of pods) {
         await until(() => stdout, (out) => new RegExp(`load balancer {2}traffic on: {2}${pod.metadata.name} behind demo/web\\n`).test(out), `traffic on for ${pod.metadata.name}`);
@@ -85,6 +94,7 @@ describe('podops up', () => {
     assert.deepEqual(exit, { code: 0, signal: null }, 'exits by itself, promptly and with success (a SIGKILL after 10 s shows here)');
     assert.ok(stdout.endsWith('podops stopped.\n'), `stdout ends with the goodbye: ${stdout.slice(-200)}`);
     assert.equal(await accepts(port), false, 'the API server it started is gone');
+    assert.equal(await accepts(Number(dashboard[2])), false, 'and so is the dashboard');
     assert.equal(stderr, '', 'no warnings or errors at the default log level');
   });
 });

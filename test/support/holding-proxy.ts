@@ -1,5 +1,6 @@
 // An HTTP proxy in front of an API server that forwards every request, or, for the requests a test picks,
-// holds them open without ever answering: an API server that hangs.
+// holds them open without ever answering (an API server that hangs) or refuses them as RBAC would (403). It
+// records every request it gets.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,15 +13,31 @@ export interface HoldingProxy {
   readonly open: number;
   /** Holds the requests `matches` picks from now on; forwards all of them again without one. */
   hold(matches?: (req: http.IncomingMessage) => boolean): void;
+  /** Answers the requests `matches` picks with kube-apiserver's 403 Forbidden from now on; none without one. */
+  forbid(matches?: (req: http.IncomingMessage) => boolean): void;
+  /** Every request so far, as `METHOD url`. */
+  readonly requests: readonly string[];
   close(): Promise<void>;
 }
 
 export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const agent = new http.Agent({ keepAlive: true });
   let matches: ((req: http.IncomingMessage) => boolean) | undefined;
+  let forbidden: ((req: http.IncomingMessage) => boolean) | undefined;
+  const requests: string[] = [];
   let held = 0;
   let open = 0;
   const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    if (forbidden?.(req)) {
+      const url = new URL(req.url ?? '/', target);
+      const resource = url.pathname.split('/').at(-1);
+      const verb = url.searchParams.get('watch') ? 'watch' : 'list';
+      const message = `${resource} is forbidden: User "test" cannot ${verb} resource "${resource}"`;
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message }));
+      return;
+    }
     if (matches?.(req)) {
       held++;
       open++;
@@ -29,6 +46,8 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     }
     const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      // A watch's headers come before any event, as from the API server itself.
+      res.flushHeaders();
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
@@ -47,6 +66,10 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     hold(picks) {
       matches = picks;
     },
+    forbid(picks) {
+      forbidden = picks;
+    },
+    requests,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

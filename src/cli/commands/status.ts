@@ -6,7 +6,7 @@ import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
 import type { RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
 import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import { rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
-import { explainPod, type PodReport } from '../../lifecycle/explain.ts';
+import { explainPod, podWaits, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
 import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
@@ -25,8 +25,7 @@ function rows(reports: PodReport[], nowMs: number, allNamespaces: boolean): stri
   const table: string[][] = [[...(allNamespaces ? ['NAMESPACE'] : []), 'POD', 'PHASE', 'LIFECYCLES', 'WAITING FOR']];
   for (const report of reports) {
     const lifecycles = report.lifecycles.map((l) => `${l.id}(${l.type ?? '?'}) ${l.phase}${l.since === undefined ? '' : ` ${formatDuration(now - l.since)}`}`).join(', ') || '-';
-    const waits = [...report.lifecycles.flatMap((l) => l.waitingFor), ...report.waitingFor, ...report.problems.map((p) => `problem: ${p}`)];
-    table.push([...(allNamespaces ? [report.namespace ?? ''] : []), report.name ?? '', report.phase ?? '-', lifecycles, waits.join('; ') || '-']);
+    table.push([...(allNamespaces ? [report.namespace ?? ''] : []), report.name ?? '', report.phase ?? '-', lifecycles, podWaits(report).join('; ') || '-']);
   }
   const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
   return table.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('   ')).join('\n') + '\n';

@@ -1,8 +1,10 @@
 // `podops up` (and `npm start`): podops on a laptop, no cluster needed.
 
 import { resolve } from 'node:path';
+import { KubeClient } from '../../kube/client.ts';
 import { createLogger } from '../../kube/log.ts';
-import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { DEFAULT_DASHBOARD_PORT, startDashboard, type Dashboard } from '../../dashboard/server.ts';
+import { UsageError, listenFailure, optionsHelp, parseCommandArgs, parsePort, type Command } from '../command.ts';
 import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
 
 const usage = `Usage: podops up [options]
@@ -18,16 +20,18 @@ ${optionsHelp([
   ['--no-demo', 'skip the demo Deployment'],
   ['--start-delay MS', 'simulated container start time (default 1000)'],
   ['--log-level LEVEL', 'operator logs on stderr (default warn)'],
+  ['--dashboard-port N', 'port of the dashboard on 127.0.0.1 (default 3100, else a free one when 3100 is taken)'],
+  ['--no-dashboard', 'do not serve the dashboard'],
 ])}`;
 
-function tour(kubeconfig: string, apiServer: string, webhook: string): string {
+function tour(kubeconfig: string, apiServer: string, webhook: string, dashboard: string | undefined): string {
   const n = DEMO_NAMESPACE;
   return `
 podops is up.
   API server   ${apiServer}
   webhooks     https://${webhook}
   kubeconfig   ${kubeconfig}
-
+${dashboard ? `  dashboard    ${dashboard}\n` : ''}
   export KUBECONFIG=${kubeconfig}
 
 Try:
@@ -49,6 +53,18 @@ Ctrl-C stops everything.
 `;
 }
 
+/** The dashboard of every namespace, with the kubeconfig `podops up` wrote; on 3100 unless taken or told otherwise. */
+async function serveDashboard(kubeconfig: string, port: number | undefined, signal: AbortSignal): Promise<Dashboard> {
+  const client = KubeClient.fromKubeconfigText(kubeconfig, { userAgent: 'podops-dashboard' });
+  const start = (at: number) => startDashboard({ client, namespace: undefined, port: at }, signal);
+  const dashboard = await start(port ?? DEFAULT_DASHBOARD_PORT).catch((err: unknown) => {
+    if (port === undefined && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') return start(0);
+    return listenFailure(err, '127.0.0.1', port ?? DEFAULT_DASHBOARD_PORT, '--dashboard-port');
+  });
+  void dashboard.done.then(() => client.close());
+  return dashboard;
+}
+
 export const upCommand: Command = {
   usage,
   async run(args, io) {
@@ -60,10 +76,12 @@ export const upCommand: Command = {
         'no-demo': { type: 'boolean', default: false },
         'start-delay': { type: 'string', default: '1000' },
         'log-level': { type: 'string', default: 'warn' },
+        'dashboard-port': { type: 'string' },
+        'no-dashboard': { type: 'boolean', default: false },
       },
     });
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
+    const port = parsePort(values.port, '--port');
+    const dashboardPort = values['dashboard-port'] === undefined ? undefined : parsePort(values['dashboard-port'], '--dashboard-port');
     const startDelayMs = Number(values['start-delay']);
     if (!Number.isFinite(startDelayMs) || startDelayMs < 0) throw new UsageError(`--start-delay must be a number of milliseconds, got "${values['start-delay']}"`);
     const kubeconfigPath = resolve(values.kubeconfig);
@@ -79,8 +97,9 @@ export const upCommand: Command = {
       },
       io.signal,
     );
-    io.stdout.write(tour(kubeconfigPath, stack.sandbox.url, stack.webhookAddress ?? ''));
-    await stack.done;
+    const dashboard = values['no-dashboard'] ? undefined : await serveDashboard(stack.sandbox.kubeconfig, dashboardPort, io.signal);
+    io.stdout.write(tour(kubeconfigPath, stack.sandbox.url, stack.webhookAddress ?? '', dashboard?.url));
+    await Promise.all([stack.done, dashboard?.done]);
     io.stdout.write('podops stopped.\n');
     return 0;
   },
