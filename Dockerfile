@@ -28,7 +28,7 @@ USER node
 # A young generation of at most 3 x 16 MiB: V8 would otherwise grow it to 128 MiB under the watch
 # traffic of a large cluster, and its collections would stall admission answers (webhook p99 at 1,000
 # reviews/s: 7 ms without, 1 ms with). --optimize-for-size keeps the heap close to what is live: about
-# 30% less resident memory with 10,000 pods, for about 15% more CPU per admission review
-# (npm run bench -- operator webhook; docs/operations.md, Memory).
+# 25% less resident memory with 10,000 pods, for 25-30% more CPU per admission review
+# (npm run bench -- operator webhook; docs/operations.md, Memory, has the alternative).
 ENTRYPOINT ["node", "--max-semi-space-size=16", "--optimize-for-size", "dist/src/cli/main.js"]
 CMD ["operator", "--leader-elect"]
