@@ -1,7 +1,7 @@
 // Prometheus metrics of the controller runtime, named as controller-runtime and client-go name them so
 // existing dashboards and alerts work unchanged.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectProcessMetrics } from './prometheus.ts';
 import type { WorkQueue, WorkQueueObserver } from './workqueue.ts';
 
 // controller-runtime's reconcile-time buckets.
@@ -29,7 +29,7 @@ export class RuntimeMetrics {
 
   constructor(registry = new Registry(), options: { processMetrics?: boolean } = {}) {
     this.registry = registry;
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+    if (options.processMetrics ?? true) collectProcessMetrics(registry);
     const registers = [registry];
     this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
     this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });

@@ -1,7 +1,7 @@
 // podops' own lifecycle metrics, next to controller-runtime's: how many lifecycles move from phase to phase
 // and how long they spend in each, read off the pods' labels as the leader's informer sees them change.
 
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from '../kube/prometheus.ts';
 import type { Pod } from '../api/kube.ts';
 import { phaseTransitions } from '../lifecycle/transitions.ts';
 import type { Nanos } from '../lifecycle/time.ts';

@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Registry } from 'prom-client';
+import { Registry } from '../kube/prometheus.ts';
 import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';

@@ -8,7 +8,7 @@ import { createServer, type Server, type ServerOptions } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from '../kube/prometheus.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { requestPath, ServerConnections, type ConnectionLimits } from '../kube/server-connections.ts';
 import { InvalidReviewError, decodeReview, encodeReview, errored, type AdmissionRequest, type Verdict } from './admission.ts';
