@@ -42,11 +42,14 @@ export function groupRows(rows, { filter, busyOnly, folded }) {
 }
 
 function Axis({ start, span }) {
-  const step = span <= 60_000 ? 10_000 : span <= 5 * 60_000 ? 60_000 : span <= 15 * 60_000 ? 3 * 60_000 : 10 * 60_000;
+  const seconds = span <= 60_000;
+  const step = seconds ? 15_000 : span <= 5 * 60_000 ? 60_000 : span <= 15 * 60_000 ? 3 * 60_000 : 10 * 60_000;
+  // A label is centred on its tick: one too near an edge would spill over it (hh:mm:ss labels are wider).
+  const edge = seconds ? 0.1 : 0.06;
   const ticks = [];
-  for (let at = Math.ceil(start / step) * step; at <= start + span; at += step) ticks.push(at);
+  for (let at = Math.ceil(start / step) * step; at <= start + span; at += step) if (Math.abs((at - start) / span - 0.5) < 0.5 - edge) ticks.push(at);
   return html`<div class="axis">
-    ${ticks.map((at) => html`<span class="tick" key=${at} style=${{ left: `${((at - start) / span) * 100}%` }}>${span <= 60_000 ? clock(at) : clock(at).slice(0, 5)}</span>`)}
+    ${ticks.map((at) => html`<span class="tick" key=${at} style=${{ left: `${((at - start) / span) * 100}%` }}>${seconds ? clock(at) : clock(at).slice(0, 5)}</span>`)}
   </div>`;
 }
 
