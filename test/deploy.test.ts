@@ -2,8 +2,8 @@
 // `podops manifests` prints, and grant podops exactly the API access its code uses.
 
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import * as resources from '../src/kube/resources.ts';
@@ -97,9 +97,17 @@ test('the pod webhooks only see controlled pods, fail closed and answer within 5
 const CALL_VERBS: Record<string, string> = { get: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', delete: 'delete' };
 const CONSTANTS = Object.fromEntries(Object.entries(resources).filter(([, v]) => typeof v === 'object' && v !== null && 'resource' in v)) as Record<string, ResourceType>;
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(join(ROOT, dir), { recursive: true });
-  return entries.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.includes('test-support')).map((f) => join(dir, f));
+/** Every source file `podops operator` can load: the modules reachable by relative imports from its command. */
+async function operatorFiles(): Promise<string[]> {
+  const seen = new Set<string>();
+  for (const queue = [join('src', 'cli', 'commands', 'operator.ts')]; queue.length > 0; ) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = await readFile(join(ROOT, file), 'utf8');
+    for (const match of source.matchAll(/(?:\bfrom|\bimport\()\s*'(\.{1,2}\/[^']+\.ts)'/g)) queue.push(join(dirname(file), match[1] as string));
+  }
+  return [...seen];
 }
 
 /** The text from an opening parenthesis to its matching one. */
@@ -114,9 +122,9 @@ function callText(source: string, open: number): string {
 
 const CERTIFICATE_MANAGER = join('src', 'webhook', 'certificate-manager.ts');
 
-/** `group/resource[/subresource] verb` for every KubeClient call in the operator's code (less the files left out). */
+/** `group/resource[/subresource] verb` for every KubeClient call `podops operator` can make (less the files left out). */
 async function usedAccess(leftOut: readonly string[] = []): Promise<Set<string>> {
-  const files = [...(await Promise.all(['src/controllers', 'src/operator', 'src/webhook', 'src/kube'].map(sourceFiles))).flat().filter((f) => f !== join('src', 'kube', 'client.ts')), join('src', 'sdk', 'write-pod.ts'), join('src', 'sdk', 'replica-set-scale-down.ts')].filter((f) => !leftOut.includes(f));
+  const files = (await operatorFiles()).filter((f) => f !== join('src', 'kube', 'client.ts') && !leftOut.includes(f));
   const sources = new Map(await Promise.all(files.map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as const)));
   // Informers list and watch the type they are made with.
   const informed = [...sources.values()].flatMap((s) => [...s.matchAll(/new Informer(?:<[^>]*>)?\(\{[^}]*?\btype: (\w+)/g)].map((m) => m[1] as string));
