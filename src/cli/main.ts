@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConnectionError } from '../kube/client.ts';
 import { KubeconfigError } from '../kube/kubeconfig.ts';
+import { podopsVersion } from '../kube/version.ts';
 import { MissingPackageError, UsageError, type Command, type CommandIO } from './command.ts';
 
 /**
@@ -39,17 +39,6 @@ function help(): string {
     'Run `podops <command> --help` for the options of a command.',
     '',
   ].join('\n');
-}
-
-/** The version in podops' package.json, found upwards of this module: in src/cli/ from source, dist/src/cli/ when built. */
-export function podopsVersion(modulePath = fileURLToPath(import.meta.url)): string {
-  for (let dir = dirname(modulePath); dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-    if (pkg.name === 'podops' && typeof pkg.version === 'string') return pkg.version;
-  }
-  throw new Error(`no package.json of podops above ${modulePath}`);
 }
 
 /** The exit code of a failure the user can act on (printed as one line), or undefined for a bug (thrown on). */

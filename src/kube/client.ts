@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { accessFromKubeconfig, inClusterAccess, loadDefaultAccess, parseKubeconfig, readKubeconfigFile, type ClusterAccess, type Credentials } from './kubeconfig.ts';
 import { PODS as PODS_TYPE, resourcePath, type ResourceType } from './resources.ts';
+import { defaultUserAgent } from './version.ts';
 
 export interface Status {
   kind?: 'Status';
@@ -214,7 +215,7 @@ export class KubeClient {
   constructor(access: ClusterAccess, options: ClientOptions = {}) {
     this.contextNamespace = access.namespace;
     this.#connection = new Connection(access);
-    this.#userAgent = options.userAgent ?? `podops/${process.env.npm_package_version ?? 'dev'}`;
+    this.#userAgent = options.userAgent ?? defaultUserAgent();
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.fieldManager = options.fieldManager ?? 'podops';
   }

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { commands, podopsVersion } from '../../src/cli/main.ts';
+import { commands } from '../../src/cli/main.ts';
+import { podopsVersion } from '../../src/kube/version.ts';
 import { runCli } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,8 +58,8 @@ describe('podops --help and --version', () => {
     for (const flag of ['--version', '-v', 'version']) assert.deepEqual(await runCli([flag]), { code: 0, stdout: `podops ${version}\n`, stderr: '' });
   });
 
-  test('the version is found from the built entry point too (dist/src/cli/main.js, a level deeper)', () => {
-    assert.equal(podopsVersion(`${root}dist/src/cli/main.js`), version);
+  test('the version is found from the built module too (dist/src/kube/version.js, a level deeper)', () => {
+    assert.equal(podopsVersion(`${root}dist/src/kube/version.js`), version);
   });
 
   test('the command list names every command and --version', async () => {
