@@ -121,9 +121,9 @@ current-context: files
     throwsKubeconfig(() => parseKubeconfig('bad.yaml', 'clusters: [unclosed', dir), /^invalid kubeconfig bad\.yaml: Flow sequence in block collection must be sufficiently indented and end with a \] \(line 1, column 20\)$/);
     throwsKubeconfig(() => parseKubeconfig('list.yaml', '- a\n- b\n', dir), /expected a mapping/);
     throwsKubeconfig(() => parseKubeconfig('x', 'clusters: [{cluster: {server: "https://x"}}]', dir), /clusters\[0\] has no name/);
-    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config({ current: '' }), dir)), /no current-context/);
-    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config(), dir), 'nope'), /context "nope" is not in the kubeconfig \(known: ctx1\)/);
-    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config().replace('cluster: c1\n    user', 'cluster: c9\n    user'), dir)), /names cluster "c9"/);
+    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config({ current: '' }), dir)), /^kubeconfig x has no current-context/);
+    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config(), dir), 'nope'), /context "nope" is not in kubeconfig x \(known: ctx1\)/);
+    throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config().replace('cluster: c1\n    user', 'cluster: c9\n    user'), dir)), /names cluster "c9", which is not in kubeconfig x$/);
     throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', config({ server: 'not a url' }), dir)), /invalid server URL: not a url/);
     const gcp = 'clusters: [{name: c, cluster: {server: "https://x"}}]\nusers: [{name: u, user: {auth-provider: {name: gcp}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n';
     throwsKubeconfig(() => accessFromKubeconfig(parseKubeconfig('x', gcp, dir)), /auth-provider "gcp", which podops does not support; use an exec credential plugin/);

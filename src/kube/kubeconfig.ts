@@ -143,15 +143,15 @@ export function accessFromKubeconfig(config: Kubeconfig, contextName?: string): 
   // that it lacks a current-context.
   if (config.clusters.size === 0 && config.contexts.size === 0) throw new KubeconfigError(`${config.source} is not a kubeconfig: it defines no clusters and no contexts`);
   const name = contextName ?? config.currentContext;
-  if (!name) throw new KubeconfigError('the kubeconfig has no current-context; pass --context or set one (kubectl config use-context NAME)');
+  if (!name) throw new KubeconfigError(`kubeconfig ${config.source} has no current-context; pass --context or set one (kubectl config use-context NAME)`);
   const context = config.contexts.get(name);
-  if (!context) throw new KubeconfigError(`context "${name}" is not in the kubeconfig (known: ${[...config.contexts.keys()].join(', ') || 'none'})`);
+  if (!context) throw new KubeconfigError(`context "${name}" is not in kubeconfig ${config.source} (known: ${[...config.contexts.keys()].join(', ') || 'none'})`);
   const clusterName = text(context.cluster);
   const cluster = clusterName ? config.clusters.get(clusterName) : undefined;
-  if (!cluster) throw new KubeconfigError(`context "${name}" names cluster "${clusterName ?? ''}", which is not in the kubeconfig`);
+  if (!cluster) throw new KubeconfigError(`context "${name}" names cluster "${clusterName ?? ''}", which is not in kubeconfig ${config.source}`);
   const userName = text(context.user);
   const user = userName ? config.users.get(userName) : {};
-  if (!user) throw new KubeconfigError(`context "${name}" names user "${userName}", which is not in the kubeconfig`);
+  if (!user) throw new KubeconfigError(`context "${name}" names user "${userName}", which is not in kubeconfig ${config.source}`);
   const serverText = text(cluster.server);
   if (!serverText) throw new KubeconfigError(`cluster "${clusterName}" has no server`);
   let server: URL;
