@@ -3,7 +3,7 @@
 // the dashboard keeps the timestamps it saw, lifecycle by lifecycle, from one version of the pod to the next.
 
 import type { PodReport } from '../lifecycle/explain.ts';
-import type { LifecyclePhase } from '../lifecycle/phase.ts';
+import { phaseStartedBy, type LifecyclePhase } from '../lifecycle/phase.ts';
 import { millisFromNanos } from '../lifecycle/time.ts';
 
 export interface LifecycleTrack {
@@ -26,23 +26,10 @@ export const HISTORY_RETENTION_MS = 60 * 60 * 1000;
 /** Ended lifecycles kept per pod at most. */
 export const MAX_ENDED_TRACKS = 12;
 
-/** The label families whose timestamp starts a phase (the first present wins), as the protocol sets them. */
-const PHASE_STARTS: Record<string, LifecyclePhase> = {
-  operating: 'PreCheck',
-  'pre-check': 'PreCheck',
-  'pre-checked': 'Preparing',
-  preparing: 'Preparing',
-  operate: 'Operating',
-  operated: 'PostCheck',
-  'post-check': 'PostCheck',
-  'post-checked': 'Completing',
-  completing: 'Completing',
-};
-
 function merge(track: LifecycleTrack, lifecycle: PodReport['lifecycles'][number]): LifecycleTrack {
   const starts = { ...track.starts };
   for (const { event, at } of lifecycle.timeline) {
-    const phase = PHASE_STARTS[event];
+    const phase = phaseStartedBy(event);
     if (phase === undefined) continue;
     const ms = millisFromNanos(at);
     const known = starts[phase];

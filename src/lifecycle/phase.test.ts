@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { SERVICE_AVAILABLE_LABEL } from '../api/protocol.ts';
 import { L, PERM } from '../../test/support/pods.ts';
 import { parseLifecycles, type Lifecycle } from './parse.ts';
-import { lifecyclePhase, lifecycleTimeline, phaseSince, podPhase } from './phase.ts';
+import { lifecyclePhase, lifecycleTimeline, phaseSince, phaseStartedBy, podPhase } from './phase.ts';
 
 const lifecycleOf = (labels: Record<string, string>, id = 'a'): Lifecycle => {
   const lifecycle = parseLifecycles(labels).byId.get(id);
@@ -115,5 +115,20 @@ describe('phaseSince', () => {
   test('PreCheck falls back to operating once pre-check is gone (pre-checked, not yet preparing)', () => {
     const labels = { [L('operating', 'a')]: '10', [L('operation-type', 'a')]: 'update', [L('pre-checked', 'a')]: '12', [PERM('update')]: '12' };
     assert.equal(phaseSince(lifecycleOf(labels)), 10n);
+  });
+});
+
+describe('phaseStartedBy', () => {
+  test("each timed family marks the start of the phase a lifecycle is in once it appears; the checks' results start the next phase", () => {
+    const families = ['operating', 'pre-check', 'pre-checked', 'preparing', 'operate', 'operated', 'post-check', 'post-checked', 'completing'];
+    assert.deepEqual(
+      families.map((family) => phaseStartedBy(family)),
+      ['PreCheck', 'PreCheck', 'Preparing', 'Preparing', 'Operating', 'PostCheck', 'PostCheck', 'Completing', 'Completing'],
+    );
+    for (const family of ['preparing', 'operate', 'operated', 'completing'] as const) {
+      assert.equal(lifecyclePhase(lifecycleOf({ [L('operating', 'a')]: '1', [L(family, 'a')]: '1' })), phaseStartedBy(family), family);
+    }
+    assert.equal(phaseStartedBy('operation-type'), undefined);
+    assert.equal(phaseStartedBy('operation-permission'), undefined);
   });
 });

@@ -52,6 +52,25 @@ const PHASE_START: Record<LifecyclePhase, readonly IdLabelWord[]> = {
   Completing: ['completing'],
 };
 
+/**
+ * The phase whose start a family's timestamp marks. `pre-checked` and `post-checked` mark the start of Preparing and
+ * Completing too (the webhook adds `preparing` and `completing` in the same write) and, unlike those, stay on the pod
+ * until the lifecycle ends: a history of the pod can still read those starts after the phase's own label is gone.
+ */
+const PHASE_STARTED_BY: Partial<Record<string, LifecyclePhase>> = {
+  operating: 'PreCheck',
+  'pre-check': 'PreCheck',
+  'pre-checked': 'Preparing',
+  preparing: 'Preparing',
+  operate: 'Operating',
+  operated: 'PostCheck',
+  'post-check': 'PostCheck',
+  'post-checked': 'Completing',
+  completing: 'Completing',
+};
+
+export const phaseStartedBy = (family: string): LifecyclePhase | undefined => PHASE_STARTED_BY[family];
+
 export interface TimelineEntry {
   /** The label family (or `operation-permission`) that carries the time. */
   event: string;
