@@ -1,9 +1,10 @@
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: a candidate
 // acquires the lease when it is free or its holder stopped renewing it for a whole lease duration (judged
 // by when this process last saw the record change, never by the holder's clock); the leader renews every
-// retry period and steps down when it cannot renew within the renew deadline; on shutdown it releases the
-// lease so another replica takes over at once. Every Lease call is bounded: one an API server leaves hanging
-// is cancelled, so it can neither keep a leader leading past its deadline nor stall a campaign or a shutdown.
+// retry period and steps down when it has not renewed within the renew deadline of sending its last write;
+// on shutdown it releases the lease so another replica takes over at once. Every Lease call is bounded: one
+// an API server leaves hanging is cancelled, so it can neither keep a leader leading past its deadline nor
+// stall a campaign or a shutdown.
 
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type KubeObject } from './client.ts';
@@ -58,6 +59,8 @@ export class LeaderElector {
   /** The last record seen, and when (local clock) it last changed. */
   #observed: { spec: LeaseSpec; resourceVersion: string } | undefined;
   #observedAt = 0;
+  /** When (local clock) our last successful create or replace of the Lease was sent. */
+  #wroteAt = 0;
   #leader = false;
   #reportedLeader = '';
 
@@ -108,21 +111,28 @@ export class LeaderElector {
   async #acquire(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
     const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = this.#options;
     while (!signal.aborted) {
-      // Others may take the lease a lease duration after they saw our write, and once leading we step down a
-      // renew deadline after the answer at the latest: an answer later than the difference could overlap them.
+      // Leading ends a renew deadline after the write was sent; an answer later than that would make us
+      // leader for no time at all, so an attempt gives up well before.
       if (await this.#bounded(leaseDurationMs - renewDeadlineMs, signal, (attempt) => this.#tryAcquireOrRenew(attempt, callbacks))) return true;
       await sleep(this.#clock, retryPeriodMs * (1 + Math.random() * 0.2), signal);
     }
     return false;
   }
 
-  /** Renews every retry period; returns when the lease could not be renewed within the deadline, or on abort. */
+  /**
+   * Renews every retry period; returns once the renew deadline, counted from when the last successful write
+   * was sent, has passed without a renewal, or on abort.
+   */
   async #renew(signal: AbortSignal): Promise<void> {
     const { name, renewDeadlineMs, retryPeriodMs } = this.#options;
-    while (!signal.aborted) {
+    // Others expire the lease a lease duration after they saw our last write, and they cannot have seen it
+    // before we sent it: so that is the instant the deadline counts from, not when a round began. A renewal
+    // answered late and then a hung server would otherwise keep us leading past the lease.
+    const timeLeft = (): number => this.#wroteAt + renewDeadlineMs - this.#clock.now();
+    while (!signal.aborted && timeLeft() > 0) {
       // The deadline cancels the call in flight, as client-go's PollUntilContextTimeout does: waiting for a
       // hung request would keep us leading after a standby took the expired lease.
-      const renewed = await this.#bounded(renewDeadlineMs, signal, async (round) => {
+      const renewed = await this.#bounded(timeLeft(), signal, async (round) => {
         while (!round.aborted) {
           if (await this.#tryAcquireOrRenew(round)) return true;
           this.#metrics?.leaderSlowpath.inc({ name });
@@ -131,7 +141,7 @@ export class LeaderElector {
         return false;
       });
       if (!renewed) return;
-      await sleep(this.#clock, retryPeriodMs, signal);
+      await sleep(this.#clock, Math.max(0, Math.min(retryPeriodMs, timeLeft())), signal);
     }
   }
 
@@ -165,6 +175,7 @@ export class LeaderElector {
       try {
         const created = await client.create<Lease>(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired }, { signal });
         this.#observe(created, callbacks);
+        this.#wroteAt = now;
         return true;
       } catch (createErr) {
         return isAlreadyExists(createErr) ? false : this.#failed(createErr);
@@ -183,6 +194,7 @@ export class LeaderElector {
     try {
       const updated = await client.replace<Lease>(LEASES, { ...lease, spec: desired }, { signal });
       this.#observe(updated, callbacks);
+      this.#wroteAt = now;
       return true;
     } catch (err) {
       return isConflict(err) ? false : this.#failed(err);

@@ -1,6 +1,7 @@
 // Lease leader election against the sandbox API server, with short timings.
 
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { renderKubeconfig, startSandbox, type Sandbox } from '@podops/sandbox';
 import { isConflict, KubeClient } from '../../src/kube/client.ts';
@@ -165,6 +166,28 @@ describe('LeaderElector', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  test('a renewal answered late, then a hung API server: the leader steps down a renew deadline after sending it', async (t) => {
+    // Whole seconds, as the Lease records them: a standby takes over 3 s after it saw the last renewal.
+    const slow = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 400 };
+    const { proxy, client: hung } = await hangable(t);
+    const a = campaign('late', 'a', { client: hung, ...slow });
+    await waitFor(() => a.leading, 'a to lead');
+    const b = campaign('late', 'b', slow);
+    // The next renewal reaches the server at once, but its answer comes only 1.85 s later; then nothing more.
+    const leaseWrite = (req: IncomingMessage): boolean => req.method === 'PUT' && req.url?.split('?')[0] === resourcePath(LEASES, 'default', 'late');
+    proxy.delay(1850, leaseWrite);
+    await waitFor(() => proxy.delayed === 1, 'a renewal to be delayed');
+    const sentAt = performance.now();
+    holdLease(proxy, 'late');
+    await waitFor(() => b.leading, 'b to take over');
+    const steppedDown = Math.round(a.endedAt - sentAt);
+    t.diagnostic(`a stepped down ${steppedDown} ms after sending its last renewal, b took over after ${Math.round(b.startedAt - sentAt)} ms`);
+    assert.deepEqual(history.filter((event) => event.startsWith('late/')), ['late/a leads', 'late/a ends', 'late/b leads']);
+    // Counted from the answer and the next round, it would have led until about 1.85 + 0.4 + 2 s.
+    assert.ok(steppedDown <= slow.renewDeadlineMs + slow.retryPeriodMs, `stepped down ${steppedDown} ms after sending its renewal`);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   test('stopping a leader whose API server hangs is not held up by the release', async (t) => {
     const { proxy, client: hung } = await hangable(t);
     const a = campaign('hung-stop', 'a', { client: hung, ...hangTimings });
@@ -189,6 +212,7 @@ describe('LeaderElector', () => {
       ['replace', (signal) => hung.replace(LEASES, lease, { signal })],
       ['patch', (signal) => hung.patch(LEASES, 'default', 'aborted', 'merge', { spec: {} }, { signal })],
       ['delete', (signal) => hung.delete(LEASES, 'default', 'aborted', { signal })],
+      ['evict', (signal) => hung.evict('default', 'aborted', { signal })],
     ];
     for (const [verb, call] of calls) {
       const abort = new AbortController();

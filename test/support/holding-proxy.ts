@@ -1,6 +1,6 @@
 // An HTTP proxy in front of an API server that forwards every request, or, for the requests a test picks,
-// holds them open without ever answering (an API server that hangs) or refuses them as RBAC would (403). It
-// records every request it gets.
+// holds them open without ever answering (an API server that hangs), forwards them but answers late, or
+// refuses them as RBAC would (403). It records every request it gets.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,10 @@ export interface HoldingProxy {
   readonly open: number;
   /** Holds the requests `matches` picks from now on; forwards all of them again without one. */
   hold(matches?: (req: http.IncomingMessage) => boolean): void;
+  /** Forwards the requests `matches` picks at once but passes their answers on only `ms` later; none without one. */
+  delay(ms: number, matches?: (req: http.IncomingMessage) => boolean): void;
+  /** Requests delayed so far. */
+  readonly delayed: number;
   /** Answers the requests `matches` picks with kube-apiserver's 403 Forbidden from now on; none without one. */
   forbid(matches?: (req: http.IncomingMessage) => boolean): void;
   /** Every request so far, as `METHOD url`. */
@@ -24,6 +28,8 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const agent = new http.Agent({ keepAlive: true });
   let matches: ((req: http.IncomingMessage) => boolean) | undefined;
   let forbidden: ((req: http.IncomingMessage) => boolean) | undefined;
+  let slow: { ms: number; matches: (req: http.IncomingMessage) => boolean } | undefined;
+  let delayed = 0;
   const requests: string[] = [];
   let held = 0;
   let open = 0;
@@ -44,11 +50,16 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
       res.on('close', () => open--);
       return;
     }
+    const lateBy = slow?.matches(req) ? (delayed++, slow.ms) : 0;
     const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      // A watch's headers come before any event, as from the API server itself.
-      res.flushHeaders();
-      answer.pipe(res);
+      const passOn = (): void => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // A watch's headers come before any event, as from the API server itself.
+        res.flushHeaders();
+        answer.pipe(res);
+      };
+      if (lateBy) setTimeout(passOn, lateBy);
+      else passOn();
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
@@ -65,6 +76,12 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     },
     hold(picks) {
       matches = picks;
+    },
+    delay(ms, picks) {
+      slow = picks && { ms, matches: picks };
+    },
+    get delayed() {
+      return delayed;
     },
     forbid(picks) {
       forbidden = picks;
