@@ -73,6 +73,20 @@ export interface Service {
   [field: string]: unknown;
 }
 
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+export interface Node {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { unschedulable?: boolean; taints?: Taint[]; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
 /** An RFC 6902 operation, as admission responses carry them. */
 export type JsonPatchOperation =
   | { op: 'add' | 'replace'; path: string; value: unknown }

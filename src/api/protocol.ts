@@ -192,4 +192,6 @@ export const LIFECYCLE_WEBHOOK_NAME = 'PodOpsLifecycleWebhook';
 export const GRACE_DELETE_WEBHOOK_NAME = 'GraceDeleteWebhook';
 /** The first words of a refused eviction, as the API server's own for a disruption budget (drain tools retry on 429). */
 export const EVICTION_DEFERRED_MESSAGE = 'Cannot evict pod yet: podops takes it out of service first';
+/** The first words of the warning on an eviction podops lets through unchanged because nothing vouches for it. */
+export const EVICTION_NOT_DEFERRED_WARNING = 'podops did not defer this eviction';
 export const GRACE_DELETE_MESSAGE = 'pod deletion process is underway and being managed by PodOpsLifecycle';

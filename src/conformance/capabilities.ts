@@ -4,7 +4,7 @@
 // a dry-run probe of a controlled pod in the suite's own namespace.
 
 import { PTR_GROUP, PTR_PLURAL, PTR_VERSION } from '../api/podtransitionrule.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_DEFERRED_MESSAGE, GRACE_DELETE_MESSAGE, GRACE_DELETE_WEBHOOK_NAME } from '../api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_DEFERRED_MESSAGE, EVICTION_NOT_DEFERRED_WARNING, GRACE_DELETE_MESSAGE, GRACE_DELETE_WEBHOOK_NAME } from '../api/protocol.ts';
 import { RL_PLURAL } from '../api/rolloutlifecycle.ts';
 import { labelSelectorMatches, type LabelSelector } from '../api/selector.ts';
 import { ApiError, isNotFound, type KubeClient } from '../kube/client.ts';
@@ -104,8 +104,18 @@ async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhoo
   const eviction = webhooks.filter((w) => covers(w, 'pods/eviction', 'CREATE'));
   if (eviction.length === 0) return { available: false, summary: 'no webhook for pods/eviction is registered (graceful evictions are a podops addition)' };
   const names = eviction.map((w) => w.label).join(', ');
-  const refusal = await probe(() => ctx.client.evict(ctx.namespace, pod, { dryRun: true, signal: ctx.signal }));
+  const warnings: string[] = [];
+  const listening = ctx.client.withOptions({ onWarning: (warning) => warnings.push(warning) });
+  let refusal: ApiError | undefined;
+  try {
+    refusal = await probe(() => listening.evict(ctx.namespace, pod, { dryRun: true, signal: ctx.signal }));
+  } finally {
+    listening.close();
+  }
   if (refusal?.code === 429 && (refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE)) return { available: true, summary: `on: ${names} deferred a dry-run eviction of a controlled pod (429)` };
+  if (refusal === undefined && warnings.some((w) => w.startsWith(EVICTION_NOT_DEFERRED_WARNING))) {
+    return { available: true, summary: `on for nodes being emptied: ${names} let a dry-run eviction from a schedulable node through, as it does while it cannot authenticate the API server; the scenario cordons its pod's node` };
+  }
   if (refusal === undefined) return { available: false, summary: `off: ${names} let a dry-run eviction of a controlled pod through (feature gate GracefulEviction off?)` };
   return { available: false, summary: `unknown: a dry-run eviction of a controlled pod was refused otherwise: ${refusal.code} ${refusal.status.message ?? refusal.message}` };
 }

@@ -158,6 +158,20 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** The field manager for writes. Default `podops`. */
   fieldManager?: string;
+  /** Called with each warning the server sends (admission webhooks', deprecations), as client-go's WarningHandler. */
+  onWarning?: (warning: string, request: string) => void;
+}
+
+/**
+ * The texts of `Warning` headers (RFC 7234: `299 - "text"`, quotes escaped with a backslash); Node joins
+ * repeated headers with ", ", which a quoted text may also contain, so the texts are matched, not split.
+ */
+export function parseWarnings(header: string | string[] | undefined): string[] {
+  const texts: string[] = [];
+  for (const value of [header ?? []].flat()) {
+    for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) texts.push(match[1]!.replace(/\\(.)/g, '$1'));
+  }
+  return texts;
 }
 
 /** Where to connect and how to authenticate, refreshed every 10 s so rotated tokens and certificates are picked up. */
@@ -205,19 +219,25 @@ function queryString(query: Query | undefined): string {
 }
 
 export class KubeClient {
+  readonly #access: ClusterAccess;
+  readonly #options: ClientOptions;
   readonly #connection: Connection;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
+  readonly #onWarning: ClientOptions['onWarning'];
   readonly fieldManager: string;
   /** The namespace of the kubeconfig's current context, if it names one. */
   readonly contextNamespace: string | undefined;
 
   constructor(access: ClusterAccess, options: ClientOptions = {}) {
     this.contextNamespace = access.namespace;
+    this.#access = access;
+    this.#options = options;
     this.#connection = new Connection(access);
     this.#userAgent = options.userAgent ?? defaultUserAgent();
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.fieldManager = options.fieldManager ?? 'podops';
+    this.#onWarning = options.onWarning;
   }
 
   /**
@@ -235,6 +255,11 @@ export class KubeClient {
 
   static fromKubeconfigText(text: string, options: ClientOptions = {}): KubeClient {
     return new KubeClient(accessFromKubeconfig(parseKubeconfig('(inline)', text, process.cwd())), options);
+  }
+
+  /** A client of the same cluster and credentials with some options changed (client-go's CopyConfig); close it too. */
+  withOptions(options: ClientOptions): KubeClient {
+    return new KubeClient(this.#access, { ...this.#options, ...options });
   }
 
   get server(): string {
@@ -274,6 +299,8 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const request = transport.request(url, { ...base, method: req.method, headers, signal: req.signal }, (response) => {
         if (response.statusCode === 401) this.#connection.unauthorized();
+        const onWarning = this.#onWarning;
+        if (onWarning) for (const warning of parseWarnings(response.headers.warning)) onWarning(warning, `${req.method} ${req.path}`);
         resolve(response);
       });
       if (req.timeoutMs !== 0) {

@@ -17,6 +17,7 @@ export const SECRETS = core('secrets', 'Secret');
 export const EVENTS = core('events', 'Event');
 export const SERVICE_ACCOUNTS = core('serviceaccounts', 'ServiceAccount');
 export const NAMESPACES = core('namespaces', 'Namespace', false);
+export const NODES = core('nodes', 'Node', false);
 export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
 const apps = (resource: string, kind: string): ResourceType => ({ group: 'apps', version: 'v1', resource, kind, namespaced: true });
 export const DEPLOYMENTS = apps('deployments', 'Deployment');

@@ -2,9 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Pod } from '../api/kube.ts';
+import type { Node, Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
-import { budgetRoom, evictionAbandoned, markEvictionRequest, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { budgetRoom, evictionAbandoned, markEvictionRequest, nodeBeingEmptied, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
 import { NANOS_PER_SECOND } from './time.ts';
 
 const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
@@ -72,5 +72,20 @@ describe('markEvictionRequest', () => {
     assert.equal(markEvictionRequest(first, at + refresh - 1n, refresh), undefined);
     const later = markEvictionRequest(first, at + refresh, refresh)!;
     assert.deepEqual([later.metadata.labels?.[TO_EVICT_LABEL], later.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION]], [at.toString(), (at + refresh).toString()]);
+  });
+});
+
+describe('a node being emptied, which vouches for an eviction of its pods', () => {
+  const node = (spec: NonNullable<Node['spec']>): Node => ({ metadata: { name: 'n1' }, spec });
+  test('cordoned, or tainted by a tool that removes nodes', () => {
+    assert.equal(nodeBeingEmptied(node({ unschedulable: true })), 'node n1 is cordoned');
+    assert.equal(nodeBeingEmptied(node({ taints: [{ key: 'ToBeDeletedByClusterAutoscaler', value: '1', effect: 'NoSchedule' }] })), 'node n1 has the taint ToBeDeletedByClusterAutoscaler:NoSchedule');
+    assert.equal(nodeBeingEmptied(node({ taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] })), 'node n1 has the taint karpenter.sh/disrupted:NoSchedule');
+    assert.equal(nodeBeingEmptied(node({ taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] })), 'node n1 has the taint node.kubernetes.io/out-of-service:NoExecute');
+  });
+  test('a schedulable node, a soft candidate taint, or other taints vouch for nothing', () => {
+    assert.equal(nodeBeingEmptied(node({})), undefined);
+    assert.equal(nodeBeingEmptied(node({ unschedulable: false, taints: [{ key: 'DeletionCandidateOfClusterAutoscaler', value: '1', effect: 'PreferNoSchedule' }] })), undefined);
+    assert.equal(nodeBeingEmptied(node({ taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'PreferNoSchedule' }, { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] })), undefined);
   });
 });

@@ -5,8 +5,11 @@
 //   unhealthy to its budget, and two taken out at once could leave a budget that allows one with none, so
 //   neither eviction would ever pass (an unhealthy pod is evicted only while the budget holds);
 // - an eviction nobody retries any more (the drain was stopped) is abandoned, and the pod comes back.
+// And one rule keeps a forged review from starting it: unless the webhook authenticates the API server, an
+// eviction counts only when the pod's node is being emptied (cordoned, or tainted for removal), which the
+// tools that drain nodes do before they evict and which a caller of the webhook port cannot fake.
 
-import type { Pod } from '../api/kube.ts';
+import type { Node, Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
 import type { LabelSelector } from '../api/selector.ts';
 import { isDeleting, isPodReady } from './pod.ts';
@@ -39,6 +42,26 @@ export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected
   // The candidate counts only if it is healthy and staying now; taking it out leaves the others.
   const room = staying >= desired;
   return { room, why: room ? '' : `PodDisruptionBudget ${name} needs ${desired} healthy pods and would have ${staying}` };
+}
+
+/**
+ * Taints that announce a node's removal: the cluster autoscaler's, Karpenter's (v1, and v0.3x with the value
+ * `disrupting`), and the out-of-service taint of a node shut down for good. A cordon adds
+ * `node.kubernetes.io/unschedulable` as well as setting `spec.unschedulable`.
+ */
+export const REMOVAL_TAINTS: readonly string[] = [
+  'node.kubernetes.io/unschedulable',
+  'ToBeDeletedByClusterAutoscaler',
+  'karpenter.sh/disrupted',
+  'karpenter.sh/disruption',
+  'node.kubernetes.io/out-of-service',
+];
+
+/** Why the node is being emptied (cordoned, or tainted for removal), or undefined when it is not. */
+export function nodeBeingEmptied(node: Node): string | undefined {
+  if (node.spec?.unschedulable === true) return `node ${node.metadata.name ?? ''} is cordoned`;
+  const taint = node.spec?.taints?.find((t) => REMOVAL_TAINTS.includes(t.key) && t.effect !== 'PreferNoSchedule');
+  return taint && `node ${node.metadata.name ?? ''} has the taint ${taint.key}:${taint.effect}`;
 }
 
 /** When the eviction was last asked for: the latest request, else the first. */

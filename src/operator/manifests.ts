@@ -293,8 +293,10 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         // A RolloutLifecycle's new hooks are admitted only from a user who may create Jobs in its namespace.
         { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
         { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-        // Graceful evictions: a pod leaves service for an eviction only while its budgets have room.
+        // Graceful evictions: a pod leaves service for an eviction only while its budgets have room, and only
+        // when its node is being emptied (cordoned or tainted) unless the API server is authenticated.
         { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },
+        { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
         ...(selfManaged
           ? [
               {

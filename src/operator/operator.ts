@@ -234,7 +234,7 @@ function webhookRunnable(
         }),
         genericRoute('/validating-generic', {
           Pod: validators,
-          ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, now: nowNanos })] }),
+          ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, now: nowNanos, apiServerAuthenticated: options.webhook.clientAuthentication !== undefined })] }),
           [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)],
           [RL_KIND]: [shape.rollout, (r) => validateRolloutLifecycleRequest(r, rollouts)],
         }),

@@ -4,18 +4,19 @@
 // `pod-eviction` lifecycle, and once that allows the operation, the next retry is let through and the API
 // server evicts as usual (its own PodDisruptionBudget check still applies).
 //
-// The review names the pod, not its uid, so a forged one can mark any pod. What a mark can do is bounded: the
-// pod leaves service only within its budgets, comes back once nobody retries the eviction, and is never
-// deleted by podops (only the API server's eviction deletes it). Client certificates close the gap
-// (docs/operations.md, Security).
+// The review names the pod, not its uid: anyone who can reach the webhook port could forge one for any pod.
+// So a mark is written only for a review that provably came from the API server (the webhook server verifies
+// its client certificate) or whose pod is on a node being emptied (cordoned or tainted for removal, what
+// drains do first and what a forger cannot do). Any other eviction of a controlled pod is let through as
+// without podops, with a warning saying why, and nothing is written.
 
-import type { Pod } from '../api/kube.ts';
-import { EVICTION_DEFERRED_MESSAGE, POD_EVICTION_LIFECYCLE_ID } from '../api/protocol.ts';
+import type { Node, Pod } from '../api/kube.ts';
+import { EVICTION_DEFERRED_MESSAGE, EVICTION_NOT_DEFERRED_WARNING, POD_EVICTION_LIFECYCLE_ID } from '../api/protocol.ts';
 import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
-import { PODS } from '../kube/resources.ts';
+import { NODES, PODS } from '../kube/resources.ts';
 import { explainPod } from '../lifecycle/explain.ts';
 import { hasServiceReadyGate, isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { markEvictionRequest } from '../lifecycle/eviction.ts';
+import { markEvictionRequest, nodeBeingEmptied } from '../lifecycle/eviction.ts';
 import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { allowOps, podEvictionAdapter } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
@@ -27,18 +28,34 @@ const REFRESH_INTERVAL = 5n * NANOS_PER_SECOND;
 export interface GracefulEvictionOptions {
   client: KubeClient;
   now: () => Nanos;
+  /** The webhook server verifies the API server's client certificate: every review came from it. */
+  apiServerAuthenticated: boolean;
+}
+
+const NOT_DEFERRED = `${EVICTION_NOT_DEFERRED_WARNING}: the pod's node is neither cordoned nor tainted for removal, and without API-server client certificates podops cannot tell this request from a forged one; the pod is evicted as without podops`;
+
+/** Why the pod's node is being emptied; undefined when it is not, has no node, or is gone. */
+async function nodeEmptied(client: KubeClient, pod: Pod): Promise<string | undefined> {
+  const nodeName = pod.spec?.nodeName;
+  if (typeof nodeName !== 'string' || nodeName === '') return undefined;
+  try {
+    return nodeBeingEmptied(await client.get<Node>(NODES, undefined, nodeName));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 /** Where the pod's eviction lifecycle is, for the refusal kubectl prints on each retry. */
 function progress(pod: Pod): string {
   const lifecycle = explainPod(pod).lifecycles.find((l) => l.id === POD_EVICTION_LIFECYCLE_ID);
-  if (!lifecycle) return `lifecycle ${POD_EVICTION_LIFECYCLE_ID} not begun yet (it begins as soon as every PodDisruptionBudget of the pod has room for it)`;
+  if (!lifecycle) return `lifecycle ${POD_EVICTION_LIFECYCLE_ID} not begun yet (it begins once every PodDisruptionBudget of the pod, if it has any, has room for it)`;
   return `lifecycle ${POD_EVICTION_LIFECYCLE_ID} in ${lifecycle.phase}${lifecycle.waitingFor.length > 0 ? `, waiting for ${lifecycle.waitingFor.join('; ')}` : ''}`;
 }
 
 const tooManyRequests = (message: string): Verdict => ({ allowed: false, status: { code: 429, reason: 'TooManyRequests', message } });
 
-export async function admitEviction(request: AdmissionRequest, { client, now }: GracefulEvictionOptions): Promise<Verdict> {
+export async function admitEviction(request: AdmissionRequest, { client, now, apiServerAuthenticated }: GracefulEvictionOptions): Promise<Verdict> {
   if (request.operation !== 'CREATE' || request.subResource !== 'eviction' || !request.name || !request.namespace) return allowed();
   let pod: Pod;
   try {
@@ -51,6 +68,7 @@ export async function admitEviction(request: AdmissionRequest, { client, now }: 
   if (!isControlled(pod) || !hasServiceReadyGate(pod) || isDeleting(pod)) return allowed();
   const at = now();
   if (allowOps(podEvictionAdapter, 0, pod, at).allowed) return allowed();
+  if (!apiServerAuthenticated && (await nodeEmptied(client, pod)) === undefined) return allowed(undefined, [NOT_DEFERRED]);
   const waiting = `${EVICTION_DEFERRED_MESSAGE}: ${progress(pod)}; retry`;
   // kubectl drain --dry-run=server sets the dry run in the Eviction's deleteOptions, not on the request.
   const deleteDryRun = (request.object as { deleteOptions?: { dryRun?: unknown } } | undefined)?.deleteOptions?.dryRun;

@@ -1,5 +1,5 @@
 // The webhook port is reachable by anyone on the network. Against a real `podops operator` process: no
-// request ends it, and a forged AdmissionReview writes nothing, while the API server's own reviews keep
+// request ends it, and a forged AdmissionReview (a DELETE, an eviction) writes nothing, while the API server's own reviews keep
 // working.
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import type { Pod } from '../../src/api/kube.ts';
-import { GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { EVICTION_NOT_DEFERRED_WARNING, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL, TO_EVICT_LABEL } from '../../src/api/protocol.ts';
 import { MAX_TRANSITION_RULES } from '../../src/api/podtransitionrule.ts';
 import { CERT_SECRET, OPERATOR_NAMESPACE, registerWebhooks } from '../../src/cli/local-stack.ts';
 import { PODS, PODTRANSITIONRULES, SECRETS } from '../../src/kube/resources.ts';
@@ -99,6 +99,38 @@ describe('the webhook port under attack', () => {
     assert.match(replay.text, /is not the live pod: nothing done/);
     await new Promise((resolve) => setTimeout(resolve, 500));
     await untouched('target', pod);
+  });
+
+  const evictionReview = (name: string): string =>
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'forged-eviction',
+        kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        subResource: 'eviction',
+        name,
+        namespace: 'attack',
+        operation: 'CREATE',
+        userInfo: { username: 'system:serviceaccount:kube-system:cluster-autoscaler' },
+        object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'attack' } },
+      },
+    });
+
+  test('a forged eviction review for a live pod on a node nobody empties changes nothing on the pod', async () => {
+    const pod = await livePod('evict-target');
+    for (let i = 0; i < 3; i++) {
+      const answer = await post(address(), '/validating-generic', evictionReview('evict-target'), ca);
+      const response = (JSON.parse(answer.text) as { response: { allowed: boolean; warnings?: string[] } }).response;
+      assert.equal(response.allowed, true, 'let through: only the API server could evict it, and it was not asked');
+      assert.match(response.warnings?.[0] ?? '', new RegExp(`^${EVICTION_NOT_DEFERRED_WARNING}`));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await getPod(stack.cluster, 'attack', 'evict-target');
+    assert.equal(now.metadata.labels?.[TO_EVICT_LABEL], undefined, 'not labelled to-evict');
+    assert.deepEqual(now.metadata.labels, pod.metadata.labels);
+    assert.ok(isServiceAvailable(now), 'still in service');
   });
 
   test('the same delete sent by the API server is turned into the graceful deletion', async () => {

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { renderKubeconfig } from '@podops/sandbox';
 import { KubeClient } from '../../src/kube/client.ts';
 import { PODS } from '../../src/kube/resources.ts';
 import { podopsVersion } from '../../src/kube/version.ts';
@@ -50,4 +51,25 @@ test("requests name podops and its version as client-go's do (`<program>/<versio
   await api.client.list(PODS, { namespace: 'demo' });
   assert.equal(api.requests[0]?.headers['user-agent'], `podops/${podopsVersion()} (${process.platform}/${process.arch})`);
   assert.match(podopsVersion(), /^\d+\.\d+\.\d+/);
+});
+
+test('warnings the server sends reach onWarning, each text whole, quotes and commas included', async () => {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', Warning: ['299 - "first, with a comma"', '299 - "second \\"quoted\\""'] });
+    res.end('{}');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const warnings: [string, string][] = [];
+  const client = KubeClient.fromKubeconfigText(renderKubeconfig({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }), { onWarning: (warning, request) => warnings.push([warning, request]) });
+  try {
+    await client.get(PODS, 'default', 'web');
+    assert.deepEqual(warnings, [
+      ['first, with a comma', 'GET /api/v1/namespaces/default/pods/web'],
+      ['second "quoted"', 'GET /api/v1/namespaces/default/pods/web'],
+    ]);
+  } finally {
+    client.close();
+    server.close();
+  }
 });

@@ -1,14 +1,16 @@
 // The eviction webhook behind podops' webhook configurations on the sandbox API server: an eviction of a
-// controlled pod is answered 429 (drain tools retry) and marks the pod to-evict; a dry run marks nothing; any
-// other pod is evicted as the API server evicts it; once the pod's eviction lifecycle allows, the retry passes.
+// controlled pod on a node being emptied is answered 429 (drain tools retry) and marks the pod to-evict; a dry
+// run marks nothing; any other pod is evicted as the API server evicts it; once the pod's eviction lifecycle
+// allows, the retry passes. Without an authenticated API server, an eviction from a node that nobody empties
+// (which a forged review may claim) is let through with a warning and nothing is written.
 
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
-import { ApiError } from '../../src/kube/client.ts';
+import { EVICTION_NOT_DEFERRED_WARNING, EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
+import { ApiError, KubeClient } from '../../src/kube/client.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { PODS } from '../../src/kube/resources.ts';
+import { NODES, PODS } from '../../src/kube/resources.ts';
 import { admitEviction } from '../../src/webhook/eviction.ts';
 import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
@@ -17,13 +19,23 @@ import { useSandboxClient } from '../support/sandbox-client.ts';
 
 describe('graceful evictions: the webhook', () => {
   const env = useSandboxClient();
-  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle], 'Eviction/eviction': [(r) => admitEviction(r, { client: env.client, now: nowNanos })] }));
+  /** Pods on this node are trusted only when the API server is authenticated (a test flips it). */
+  let apiServerAuthenticated = false;
+  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle], 'Eviction/eviction': [(r) => admitEviction(r, { client: env.client, now: nowNanos, apiServerAuthenticated })] }));
+  before(async () => {
+    const node = (name: string, spec: object) => env.client.create(NODES, { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec });
+    await node('cordoned', { unschedulable: true });
+    await node('autoscaled-away', { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', value: '1700000000', effect: 'NoSchedule' }] });
+    await node('serving', { taints: [{ key: 'DeletionCandidateOfClusterAutoscaler', value: '1700000000', effect: 'PreferNoSchedule' }] });
+  });
 
-  const create = async (name: string, controlled = true): Promise<Pod> => {
+  const create = async (name: string, controlled = true, nodeName = 'cordoned'): Promise<Pod> => {
     const { status: _status, ...created } = pod({ name, gate: false, controlled });
-    return env.client.create<Pod>(PODS, created);
+    return env.client.create<Pod>(PODS, { ...created, spec: { ...created.spec, nodeName } });
   };
   const live = (name: string) => env.client.get<Pod>(PODS, 'default', name);
+  /** Evicted: the pod is bound to a node, so the API server deletes it gracefully and no kubelet here ends it. */
+  const assertEvicted = async (name: string): Promise<void> => assert.notEqual((await live(name)).metadata.deletionTimestamp, undefined, `${name} is terminating`);
   const refusal = async (name: string, dryRun = false): Promise<ApiError> => {
     try {
       await env.client.evict('default', name, dryRun ? { dryRun: true } : {});
@@ -50,10 +62,43 @@ describe('graceful evictions: the webhook', () => {
     assert.equal(marked.metadata.deletionTimestamp, undefined);
   });
 
+  test('a node tainted for removal vouches for an eviction as a cordon does', async () => {
+    await create('autoscaled', true, 'autoscaled-away');
+    assert.equal((await refusal('autoscaled')).code, 429);
+    assert.match((await live('autoscaled')).metadata.labels?.[TO_EVICT_LABEL] ?? '', /^\d+$/);
+  });
+
+  test('a node nobody empties: without an authenticated API server the eviction goes through with a warning, nothing written', async () => {
+    const warnings: string[] = [];
+    const client = KubeClient.fromKubeconfigText(env.sandbox.kubeconfig, { onWarning: (warning) => warnings.push(warning) });
+    try {
+      await create('unvouched', true, 'serving');
+      await client.evict('default', 'unvouched', { dryRun: true });
+      assert.equal((await live('unvouched')).metadata.labels?.[TO_EVICT_LABEL], undefined, 'nothing is written');
+      await client.evict('default', 'unvouched');
+      await assertEvicted('unvouched');
+      assert.equal(warnings.length, 2);
+      for (const warning of warnings) assert.match(warning, new RegExp(`^${EVICTION_NOT_DEFERRED_WARNING}: the pod's node is neither cordoned nor tainted for removal`));
+    } finally {
+      client.close();
+    }
+  });
+
+  test('an authenticated API server vouches for every eviction, whatever the node', async () => {
+    apiServerAuthenticated = true;
+    try {
+      await create('authenticated', true, 'serving');
+      assert.equal((await refusal('authenticated')).code, 429);
+      assert.match((await live('authenticated')).metadata.labels?.[TO_EVICT_LABEL] ?? '', /^\d+$/);
+    } finally {
+      apiServerAuthenticated = false;
+    }
+  });
+
   test('a pod that is not controlled is evicted as the API server evicts it', async () => {
     await create('plain', false);
     await env.client.evict('default', 'plain');
-    await assert.rejects(live('plain'), (err: ApiError) => err.code === 404);
+    await assertEvicted('plain');
   });
 
   test('once the eviction lifecycle allows the operation, the retry goes through', async () => {
@@ -77,6 +122,6 @@ describe('graceful evictions: the webhook', () => {
     const allowedNow = await live('ready-to-go');
     if (allowedNow.metadata.labels?.[idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)] === undefined) assert.fail(`the lifecycle did not reach operate: ${JSON.stringify(allowedNow.metadata.labels)}`);
     await env.client.evict('default', 'ready-to-go');
-    await assert.rejects(live('ready-to-go'), (err: ApiError) => err.code === 404);
+    await assertEvicted('ready-to-go');
   });
 });

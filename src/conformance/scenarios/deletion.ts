@@ -2,7 +2,7 @@
 // and an eviction deferred (429) until its pod-eviction lifecycle took the pod out of service. In both the
 // suite's cooperation controller holds the pod in preparing until it lets go, and only then does it go.
 
-import type { Pod } from '../../api/kube.ts';
+import type { Node, Pod } from '../../api/kube.ts';
 import {
   EVICTION_DEFERRED_MESSAGE,
   GRACE_DELETE_MESSAGE,
@@ -17,7 +17,7 @@ import {
   idLabelKey,
 } from '../../api/protocol.ts';
 import { isNotFound, type ApiError } from '../../kube/client.ts';
-import { PODS } from '../../kube/resources.ts';
+import { NODES, PODS } from '../../kube/resources.ts';
 import { PROTECTION_FINALIZER, podInService, removeFinalizer } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
 import { denialMismatches, labelMismatches, serviceReadyMismatches } from '../expect.ts';
@@ -79,6 +79,25 @@ const departure = (d: Departure): Scenario => ({
 
 const evict = (ctx: ScenarioContext, pod: string) => ctx.client.evict(ctx.namespace, pod, { signal: ctx.signal });
 
+/**
+ * Runs `request` with the pod's node cordoned, as kubectl drain cordons before it evicts: podops defers an
+ * eviction only from a node being emptied unless it authenticates the API server. The cordon lasts only the
+ * request (other scenarios schedule pods meanwhile), and is lifted even after an interrupt; a node that was
+ * cordoned already is left as it was.
+ */
+async function whileCordoned<T>(ctx: ScenarioContext, pod: string, request: () => Promise<T>): Promise<T> {
+  const nodeName = (await ctx.readPod(pod)).spec?.nodeName;
+  if (typeof nodeName !== 'string' || nodeName === '') return request();
+  const node = await ctx.client.get<Node>(NODES, undefined, nodeName, ctx.signal);
+  if (node.spec?.unschedulable === true) return request();
+  await ctx.client.patch(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: true } }, { signal: ctx.signal });
+  try {
+    return await request();
+  } finally {
+    await ctx.client.patch(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: null } }, { signal: AbortSignal.timeout(30_000) });
+  }
+}
+
 const graceDelete = departure({
   name: 'grace-delete/delete',
   title: 'a DELETE of a controlled pod is refused, the pod goes through a pod-delete lifecycle, and is deleted once out of service',
@@ -100,9 +119,9 @@ const eviction = departure({
   title: 'an eviction of a controlled pod is deferred (429) until its pod-eviction lifecycle took it out of service, then goes through',
   requires: ['gracefulEviction'],
   ask: {
-    step: 'evict: deferred with 429',
+    step: 'evict, its node cordoned as kubectl drain cordons first: deferred with 429',
     request: 'evict pod web',
-    send: evict,
+    send: (ctx, pod) => whileCordoned(ctx, pod, () => evict(ctx, pod)),
     check: (refusal) => [
       ...(refusal.code === 429 ? [] : [`answered ${refusal.code}, expected 429`]),
       ...((refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE) ? [] : [`the message does not say "${EVICTION_DEFERRED_MESSAGE}"`]),
