@@ -34,6 +34,7 @@ import { podTransitionRuleSchema, PTR_KIND, type PodTransitionRule } from '../ap
 import { CallManager } from '../transition/webhook/call-manager.ts';
 import { PollManager } from '../transition/webhook/poll-manager.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../webhook/podtransitionrule.ts';
+import { reachabilityWarnings, serverOnLoopback } from '../transition/webhook/probe.ts';
 import { podDeletionController } from '../controllers/pod-deletion-controller.ts';
 import { podEvictionController } from '../controllers/pod-eviction-controller.ts';
 import { CertificateManager } from '../webhook/certificate-manager.ts';
@@ -208,6 +209,8 @@ function webhookRunnable(
   const shape = { pod: requireShape(POD_SHAPE), rule: requireShape(podTransitionRuleSchema()), rollout: requireShape(rolloutLifecycleSchema()) };
   const rollouts = { client, rolloutLifecycles, now: () => new Date() };
   const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
+  // Beside its API server on one host (podops up, a developer's laptop), loopback is where rule servers run.
+  const loopbackIsCluster = serverOnLoopback(client.server);
   const validators = [
     shape.pod,
     validatePodLifecycle,
@@ -235,7 +238,7 @@ function webhookRunnable(
         genericRoute('/validating-generic', {
           Pod: validators,
           ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, now: nowNanos, apiServerAuthenticated: options.webhook.clientAuthentication !== undefined })] }),
-          [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r)],
+          [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r, (rule, probing) => reachabilityWarnings(rule, { ...probing, loopbackIsCluster }))],
           [RL_KIND]: [shape.rollout, (r) => validateRolloutLifecycleRequest(r, rollouts)],
         }),
       ],

@@ -6,7 +6,7 @@
 import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { defaultPodTransitionRule } from '../transition/defaults.ts';
 import { validatePodTransitionRule, validationMessage } from '../transition/validate.ts';
-import { reachabilityWarnings } from '../transition/webhook/probe.ts';
+import { reachabilityWarnings, type ReachabilityOptions } from '../transition/webhook/probe.ts';
 import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
 
 /** Probes must answer well within the API server's call timeout (5 s in podops' webhook configurations). */
@@ -19,7 +19,8 @@ export function defaultTransitionRule(request: AdmissionRequest): Verdict {
   return allowed(defaultPodTransitionRule(rule).patch);
 }
 
-export async function validateTransitionRule(request: AdmissionRequest, probe = reachabilityWarnings): Promise<Verdict> {
+/** Validates a rule write, and warns about the webhook URLs it adds that cannot be reached. */
+export async function validateTransitionRule(request: AdmissionRequest, probe: (rule: PodTransitionRule, options: ReachabilityOptions) => Promise<string[]> = reachabilityWarnings): Promise<Verdict> {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
   const rule = request.object as PodTransitionRule | undefined;
   if (!rule?.metadata) return errored(400, `${request.operation} of a PodTransitionRule without an object`);

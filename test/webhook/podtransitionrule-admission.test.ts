@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { MAX_TRANSITION_RULES, type PodTransitionRule } from '../../src/api/podtransitionrule.ts';
-import { MAX_PROBED_ENDPOINTS, reachabilityWarnings, type EndpointProbe } from '../../src/transition/webhook/probe.ts';
+import { MAX_PROBED_ENDPOINTS, reachabilityWarnings, type EndpointProbe, type ReachabilityOptions } from '../../src/transition/webhook/probe.ts';
+import { Slots } from '../../src/transition/webhook/slots.ts';
 import type { AdmissionOperation, AdmissionRequest } from '../../src/webhook/admission.ts';
 import { defaultTransitionRule, validateTransitionRule } from '../../src/webhook/podtransitionrule.ts';
 
@@ -64,9 +65,12 @@ describe('PodTransitionRule admission', () => {
   });
   after(() => new Promise((resolve) => reachable.close(resolve)));
 
+  /** As podops probes beside its API server on one host (podops up), where loopback is the cluster's network. */
+  const besideTheApiServer = (ptr: PodTransitionRule, options: ReachabilityOptions) => reachabilityWarnings(ptr, { ...options, loopbackIsCluster: true });
+
   test('an unreachable webhook host is admitted with a warning per URL, never denied', async () => {
     const url = `http://127.0.0.1:${closedPort}`;
-    const verdict = await validateTransitionRule(request('CREATE', rule(url)));
+    const verdict = await validateTransitionRule(request('CREATE', rule(url)), besideTheApiServer);
     assert.equal(verdict.allowed, true);
     assert.deepEqual(verdict.warnings, [
       `spec.rule.check.clientConfig.url: podtransitionrule validate webhook failed, check server reachable, while server unreachable, error: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
@@ -75,8 +79,50 @@ describe('PodTransitionRule admission', () => {
   });
 
   test('a reachable webhook host is admitted without warnings', async () => {
-    const verdict = await validateTransitionRule(request('CREATE', rule(`http://127.0.0.1:${portOf(reachable)}`)));
+    const verdict = await validateTransitionRule(request('CREATE', rule(`http://127.0.0.1:${portOf(reachable)}`)), besideTheApiServer);
     assert.deepEqual(verdict, { allowed: true });
+  });
+
+  test('in a cluster, addresses private to podops are never probed: its own loopback, link-local, and names that resolve to them', async () => {
+    const asked: string[] = [];
+    const probe: EndpointProbe = async (host, port) => (asked.push(`${host}:${port}`), undefined);
+    const resolve = async (host: string) => (host === 'metadata.internal' ? ['169.254.169.254'] : host === 'me.example' ? ['10.0.0.7', '::1'] : [host]);
+    const inCluster = (ptr: PodTransitionRule, options: ReachabilityOptions) => reachabilityWarnings(ptr, { ...options, probe, resolve });
+    const rules = ['http://127.0.0.1:9090/x', 'http://[::1]:9090/x', 'http://metadata.internal/latest', 'http://me.example:8080/x', 'http://10.0.0.9:8080/x'].map((url, i) => ({ name: `r${i}`, webhook: { clientConfig: { url } } }));
+    const verdict = await validateTransitionRule(request('CREATE', { ...rule('http://unused'), spec: { selector: { matchLabels: { app: 'web' } }, rules } }), inCluster);
+    assert.deepEqual(asked, ['10.0.0.9:8080'], 'only the address that is the cluster network is probed');
+    assert.deepEqual(verdict.warnings, [
+      "spec.rule.r0.clientConfig.url: the reachability was not checked: 127.0.0.1 is a loopback address, which from podops is podops' own pod",
+      "spec.rule.r1.clientConfig.url: the reachability was not checked: ::1 is a loopback address, which from podops is podops' own pod",
+      "spec.rule.r2.clientConfig.url: the reachability was not checked: metadata.internal is a link-local address, which from podops is the node's link-local network",
+      "spec.rule.r3.clientConfig.url: the reachability was not checked: me.example is a loopback address, which from podops is podops' own pod",
+    ]);
+  });
+
+  test('reviews at once share the process\'s probe slots; a probe that waits past its time is reported unchecked', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    const slowAnswer: EndpointProbe = async () => {
+      mostOpen = Math.max(mostOpen, ++open);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open--;
+      return undefined;
+    };
+    const slots = new Slots(3, 'test slots');
+    const many = (prefix: number): PodTransitionRule => ({
+      ...rule('http://unused'),
+      spec: { selector: { matchLabels: { app: 'web' } }, rules: Array.from({ length: 4 }, (_, i) => ({ name: `w${i}`, webhook: { clientConfig: { url: `http://10.${prefix}.${i}.1:8080/check` } } })) },
+    });
+    const verdicts = await Promise.all([1, 2, 3].map((n) => validateTransitionRule(request('CREATE', many(n)), (ptr, o) => reachabilityWarnings(ptr, { ...o, probe: slowAnswer, slots }))));
+    assert.ok(mostOpen <= 3, `at most 3 probes at once, saw ${mostOpen}`);
+    assert.deepEqual(verdicts.map((v) => v.warnings), [undefined, undefined, undefined], 'every endpoint was probed in time');
+
+    const hanging: EndpointProbe = (_host, _port, timeoutMs) => new Promise((resolve) => setTimeout(resolve, timeoutMs, 'i/o timeout'));
+    const one = new Slots(1, 'one slot');
+    const late = await reachabilityWarnings(many(4), { probe: hanging, slots: one, timeoutMs: 100 });
+    assert.equal(late.filter((w) => w.endsWith('i/o timeout')).length, 1, 'the probe that had the slot timed out');
+    assert.equal(late.filter((w) => w.endsWith('the reachability was not checked: too many probes were under way in podops')).length, 3);
+    assert.equal(await one.acquire(), true, 'the slot is free again');
   });
 
   test('a dry-run request is validated without probing', async () => {
@@ -161,7 +207,7 @@ describe('PodTransitionRule admission', () => {
   test('URLs sharing an endpoint are probed once and warned about each', async () => {
     const asked: string[] = [];
     const probe = (ptr: PodTransitionRule) =>
-      reachabilityWarnings(ptr, { probe: async (host, port) => (asked.push(`${host}:${port}`), 'down') });
+      reachabilityWarnings(ptr, { loopbackIsCluster: true, probe: async (host, port) => (asked.push(`${host}:${port}`), 'down') });
     const verdict = await validateTransitionRule(request('CREATE', rule(`http://127.0.0.1:${closedPort}`)), probe);
     assert.deepEqual(asked, [`127.0.0.1:${closedPort}`]);
     assert.equal(verdict.warnings?.length, 2);

@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import type { WebhookRequest } from '../../api/podtransitionrule.ts';
 import { ptr } from '../fixtures.test-support.ts';
 import { sendPollRequest, sendWebhookRequest, WebhookCallError } from './client.ts';
-import { probeServer, reachabilityWarnings } from './probe.ts';
+import { reachabilityWarnings, serverOnLoopback } from './probe.ts';
 import { closedPort, json, otherPki, startRuleServer, testPki, type RuleServer } from './rule-server.test-support.ts';
 
 const BODY: WebhookRequest = { traceId: 't1', ruleName: 'w', resources: [{ apiVersion: 'core/v1', kind: 'Pod', name: 'a' }] };
@@ -126,16 +126,24 @@ describe('webhook client: broken servers', () => {
 });
 
 describe('reachability probe', () => {
+  test('loopback is the cluster network only for an API server on loopback', () => {
+    assert.equal(serverOnLoopback('https://127.0.0.1:6443'), true);
+    assert.equal(serverOnLoopback('https://localhost:6443/'), true);
+    assert.equal(serverOnLoopback('https://[::1]:6443'), true);
+    assert.equal(serverOnLoopback('https://10.96.0.1:443'), false);
+    assert.equal(serverOnLoopback('https://api.example.com'), false);
+  });
+
   test('a listening server is reachable; a closed port is a warning, not an error', async () => {
     const server = await serve((_req, res) => json(res, {}));
-    assert.equal(await probeServer(server.url, 1000), undefined);
     const port = await closedPort();
     const rule = ptr([
       { name: 'up', webhook: { clientConfig: { url: server.url } } },
       { name: 'down', webhook: { clientConfig: { url: `http://127.0.0.1:${port}/check`, poll: { url: server.url } } } },
       { name: 'unparsable', webhook: { clientConfig: { url: 'not a url' } } },
     ]);
-    const warnings = await reachabilityWarnings(rule, { timeoutMs: 1000 });
+    // The servers run on this host, as beside an API server on loopback.
+    const warnings = await reachabilityWarnings(rule, { timeoutMs: 1000, loopbackIsCluster: true });
     assert.equal(warnings.length, 1);
     assert.match(
       warnings[0] as string,
