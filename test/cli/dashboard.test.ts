@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type Sandbox } from '@podops/sandbox';
 import { runCli } from '../support/cli.ts';
+import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
 import { until } from '../support/wait.ts';
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -36,6 +37,34 @@ describe('podops dashboard', () => {
       assert.ok(url, line);
       assert.equal(url[2], sandbox.url);
       assert.equal((await fetch(url[1]!)).status, 200);
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 0);
+  });
+
+  test('malformed requests and a promise rejection nobody handled: no 5xx, the server lives and serves on', async () => {
+    // What a bug elsewhere in the process would do: a rejection no code awaits, half a second in.
+    const rejectLater = `data:text/javascript,setTimeout(() => Promise.reject(new Error('nobody awaited this')), 500)`;
+    const child = spawn(process.execPath, ['--import', rejectLater, mainScript, 'dashboard', '--kubeconfig', kubeconfig, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+    try {
+      const line = await until(() => stdout, (out) => out.includes('Ctrl-C'), 'the URL on stdout');
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(line)![1]!;
+      for (const [what, bytes] of hostileRequests('/')) {
+        const answer = await sendRaw(targetOf(new URL(url).host), bytes);
+        assert.ok(answer.status === undefined || answer.status < 500, `${what}: answered ${answer.status}`);
+        assert.ok(alive(), `the dashboard survived ${what}`);
+      }
+      await until(() => stderr, (err) => err.includes('unhandled promise rejection'), 'the rejection to be logged');
+      assert.match(stderr, /"msg":"unhandled promise rejection","err":\{"message":"nobody awaited this"/);
+      assert.ok(alive(), 'the process kept running');
+      assert.equal((await fetch(url)).status, 200);
     } finally {
       child.kill('SIGINT');
     }

@@ -13,6 +13,8 @@ const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.ur
 export interface OperatorProcess {
   readonly webhookPort: number;
   readonly metricsPort: number;
+  /** The health-probe server's port (/healthz, /readyz). */
+  readonly healthPort: number;
   child: ChildProcess;
   /** Resolves once the webhook server accepts TLS connections. */
   ready(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startOperatorProcess(
 ): Promise<OperatorProcess> {
   const webhookPort = options.webhookPort ?? (await freePort());
   const metricsPort = await freePort();
+  const healthPort = await freePort();
   const args = [
     mainScript,
     'operator',
@@ -53,7 +56,7 @@ export async function startOperatorProcess(
     '--webhook-port', String(webhookPort),
     '--webhook-hosts', '127.0.0.1,localhost',
     '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
-    '--health-probe-bind-address', '0',
+    '--health-probe-bind-address', `127.0.0.1:${healthPort}`,
     '--feature-gates', 'GraceDeleteWebhook=true',
     '--log-level', 'error',
     ...leaderElectArgs(options.leaderElect),
@@ -64,6 +67,7 @@ export async function startOperatorProcess(
   return {
     webhookPort,
     metricsPort,
+    healthPort,
     child,
     async ready() {
       const deadline = Date.now() + 20_000;

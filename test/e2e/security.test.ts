@@ -48,10 +48,11 @@ describe('the webhook port under attack', () => {
     assert.ok(pod.spec?.readinessGates?.length, 'the mutating webhook answered');
   });
 
-  test('a corpus of malformed requests to the webhook and metrics ports: no 5xx, the process lives', async () => {
+  test('a corpus of malformed requests to the webhook, metrics and health ports: no 5xx, the process lives', async () => {
     for (const [target, path] of [
       [targetOf(address(), { ca }), '/validating-generic'],
       [targetOf(`127.0.0.1:${stack.operator.metricsPort}`), '/metrics'],
+      [targetOf(`127.0.0.1:${stack.operator.healthPort}`), '/readyz'],
     ] as const) {
       for (const [what, bytes] of hostileRequests(path)) {
         const answer = await sendRaw(target, bytes);

@@ -83,8 +83,11 @@ describe('a create or update with a value of the wrong type', () => {
     assert.equal(res.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
   });
 
-  test('a PUT is decoded the same way; null values are fine', async () => {
-    assert.equal((await h.http('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'u', labels: { a: null } }, data: { a: null } })).status, 201);
+  test('a PUT is decoded the same way; null values are fine, and stored as the empty string Go decodes them to', async () => {
+    const created = await h.http('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'u', labels: { a: null } }, data: { a: null } });
+    assert.equal(created.status, 201);
+    const stored = (await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json as { metadata: { labels: object }; data: object };
+    assert.deepEqual([stored.metadata.labels, stored.data], [{ a: '' }, { a: '' }]);
     const res = await h.http('PUT', `/api/v1/namespaces/${ns}/configmaps/u`, { metadata: { name: 'u', labels: { a: ['x'] } } });
     assert.equal(res.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type string');
   });
@@ -95,6 +98,10 @@ describe('a create or update with a value of the wrong type', () => {
     assert.deepEqual(res.json, cannotBeHandled('Gadget', 'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string'));
     const annotations = await h.http('POST', `/apis/example.com/v1/namespaces/${ns}/gadgets`, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', annotations: [] } });
     assert.equal(annotations.json.message, 'Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal array into Go struct field ObjectMeta.annotations of type map[string]string');
+    const nulls = await h.http('POST', `/apis/example.com/v1/namespaces/${ns}/gadgets`, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'n', labels: { a: null }, annotations: {} } });
+    assert.equal(nulls.status, 201);
+    assert.deepEqual((nulls.json as { metadata: { labels: object; annotations?: object } }).metadata.labels, { a: '' });
+    assert.equal((nulls.json as { metadata: { annotations?: object } }).metadata.annotations, undefined, 'an empty map is not encoded');
     // Outside metadata, a schema that preserves unknown fields takes any type.
     assert.equal((await h.http('POST', `/apis/example.com/v1/namespaces/${ns}/gadgets`, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, data: { a: 1 } })).status, 201);
   });

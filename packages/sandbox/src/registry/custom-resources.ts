@@ -20,6 +20,7 @@ import {
 } from '../crd/index.ts';
 import { isJsonObject, jsonEqual, readPath, type KubeObject } from '../meta/object.ts';
 import { builtinSchemas, objectMetaName } from '../openapi/builtin-schemas.ts';
+import { dropEmptyValues } from '../openapi/empty-values.ts';
 import { findTypeMismatch } from '../openapi/type-mismatch.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validation/meta.ts';
 import { customResourceVerbs, defineResource } from './define.ts';
@@ -70,6 +71,8 @@ export function customResourceServing(crd: KubeObject): CustomResourceServing {
       applyDefaults: (object) => assignInPlace(object, applySchemaDefaults(schema, object)),
       // The metadata of a custom resource is decoded by itself, as an ObjectMeta.
       typeMismatch: (object) => findTypeMismatch(builtinSchemas, objectMetaName, object.metadata, { struct: 'ObjectMeta', field: '', path: '.metadata' }),
+      // ...and encoded again: what ObjectMeta's Go type leaves out or zeroes goes.
+      omitEmpty: (object) => dropEmptyValues(builtinSchemas, objectMetaName, object.metadata),
       dropUnknownFields(object) {
         const { object: pruned, unknownFields } = pruneUnknownFields(schema, object);
         assignInPlace(object, pruned);
