@@ -2,14 +2,15 @@
 // does. The sandbox authenticates nobody, so a validating webhook of the test stands in for the policy: it
 // evaluates it, with a conformant CEL engine, on every write podops makes (field manager `podops`, and its
 // deletes, the only ones with a uid precondition), and refuses the write if the policy would. Rollouts,
-// graceful deletes and PodTransitionRules then run to the end.
+// graceful deletes, graceful evictions and PodTransitionRules then run to the end.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import type { KubeObject } from '../../src/kube/client.ts';
+import { ApiError, type KubeObject } from '../../src/kube/client.ts';
+import { TO_EVICT_LABEL } from '../../src/api/protocol.ts';
 import { RL_FIELD_MANAGER } from '../../src/api/rolloutlifecycle.ts';
-import { DEPLOYMENTS, PODS, PODTRANSITIONRULES, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { DEPLOYMENTS, NODES, PODS, PODTRANSITIONRULES, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
 import { allowed, denied } from '../../src/webhook/admission.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
@@ -85,7 +86,7 @@ describe("the admission policy against podops' real writes", () => {
     await server.close();
   });
 
-  test('a rollout under a PodTransitionRule and a graceful delete complete, and the policy refused none of podops\' writes', async () => {
+  test('a rollout under a PodTransitionRule, a graceful delete and a graceful eviction complete, and the policy refused none of podops\' writes', async () => {
     const { client } = cluster;
     await client.create(PODTRANSITIONRULES, {
       apiVersion: 'apps.kusionstack.io/v1alpha1',
@@ -125,6 +126,17 @@ describe("the admission policy against podops' real writes", () => {
     const [victim] = await pods();
     await assert.rejects(client.delete(PODS, 'policy', victim?.metadata.name ?? ''), /pod deletion process is underway/);
     await until(pods, (list) => !list.some((p) => p.metadata.uid === victim?.metadata.uid) && settled('nginx:1.28')(list), 'the graceful delete and its replacement', 60_000);
+
+    // A graceful eviction: the pod's node is cordoned, as kubectl drain does, and the eviction is retried until
+    // podops lets it through; podops' marks on the pod go through the policy too.
+    const [evicted] = await pods();
+    const nodeName = evicted?.spec?.nodeName as string;
+    await client.patch(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: true } });
+    const evict = () => client.evict('policy', evicted?.metadata.name ?? '').then(() => true, (err: unknown) => (err instanceof ApiError && err.code === 429 ? false : Promise.reject(err)));
+    await until(evict, Boolean, 'the eviction to go through', 60_000);
+    assert.notEqual((await client.get<Pod>(PODS, 'policy', evicted?.metadata.name ?? '')).metadata.labels?.[TO_EVICT_LABEL], undefined, 'podops marked the pod');
+    await client.patch(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: null } });
+    await until(pods, (list) => !list.some((p) => p.metadata.uid === evicted?.metadata.uid) && settled('nginx:1.28')(list), 'the eviction and its replacement', 60_000);
 
     assert.deepEqual(refusals, []);
     for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods', 'UPDATE deployments', 'UPDATE replicasets', 'CREATE jobs', 'DELETE jobs']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
