@@ -18,6 +18,9 @@ export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boo
   }
 }
 
+/** A pause that is itself the point (nothing is to happen meanwhile, a load's pacing), never a wait for something. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Waits until `condition` holds; resolves with the milliseconds it took. */
 export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 5000): Promise<number> {
   const started = Date.now();
