@@ -24,20 +24,14 @@ import { startLoadBalancerController } from '../examples/load-balancer/load-bala
 import { startBenchOperator } from './in-process-operator.ts';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
+import { sleep, waitFor } from '../test/support/wait.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The waits scan every cached pod, in the process that runs the operator: not more often than this. */
+const CHECK_EVERY_MS = 20;
 const adapter: LifecycleAdapter = { id: 'bench', type: 'update', allowMultiType: false };
 const inService = (pod: Pod): boolean =>
   pod.metadata.labels?.['podopslifecycle.kusionstack.io/service-available'] !== undefined &&
   !Object.keys(pod.metadata.labels ?? {}).some((k) => isOperationPermissionKey(k) || parseIdLabelKey(k) !== undefined);
-
-async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 export async function runLifecyclesBench(podCount = 1000): Promise<void> {
   const nodes = Math.ceil(podCount / 100) + 1;
@@ -84,7 +78,7 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       }));
     };
     await inParallel((i) => client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, namespace: 'bench', labels: { app: 'web', [CONTROL_LABEL]: 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } }));
-    await until(() => pods.list().filter(inService).length === podCount && pods.list().every((p) => lb.lb.isRegistered('bench/web', p.metadata.name ?? '')), 'every pod in service', 120_000);
+    await waitFor(() => pods.list().filter(inService).length === podCount && pods.list().every((p) => lb.lb.isRegistered('bench/web', p.metadata.name ?? '')), 'every pod in service', 120_000, CHECK_EVERY_MS);
     const before = await server.writes();
 
     const start = performance.now();
@@ -93,9 +87,9 @@ export async function runLifecyclesBench(podCount = 1000): Promise<void> {
       return writePod(client, pod, begin(adapter, pod, nowNanos()).pod);
     });
     await sleep(100);
-    await until(() => pods.list().filter(inService).length === podCount, 'every lifecycle to end', 300_000);
+    await waitFor(() => pods.list().filter(inService).length === podCount, 'every lifecycle to end', 300_000, CHECK_EVERY_MS);
     const seconds = (performance.now() - start) / 1000;
-    await until(() => pods.list().every((p) => lb.lb.isRegistered('bench/web', p.metadata.name ?? '')), 'every pod registered again', 60_000);
+    await waitFor(() => pods.list().every((p) => lb.lb.isRegistered('bench/web', p.metadata.name ?? '')), 'every pod registered again', 60_000, CHECK_EVERY_MS);
     await sleep(500);
     const after = await server.writes();
     const writes = (after.total - before.total) / podCount;

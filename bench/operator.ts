@@ -6,7 +6,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,16 +17,7 @@ import { rolloutLifecycleCRD } from '../src/api/rolloutlifecycle.ts';
 import { realisticPod } from './lifecycle.ts';
 import { printTable } from './measure.ts';
 import { deployedNodeFlags, startServerProcess } from './processes.ts';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { freePort, sleep } from '../test/support/wait.ts';
 
 async function metrics(port: number): Promise<Map<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

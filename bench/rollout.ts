@@ -16,6 +16,7 @@ import type { WriteRecord } from '@podops/sandbox';
 import { startBenchOperator } from './in-process-operator.ts';
 import { printTable } from './measure.ts';
 import { startServerProcess } from './processes.ts';
+import { until } from '../test/support/wait.ts';
 
 const PODS = 100;
 const ROLLOUTS = 10;
@@ -24,15 +25,8 @@ const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spe
 const jobSpec = { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', 'exit 0'] }] } } };
 const hook = (name: string, point: number | string) => ({ name, trigger: { progressAvailableParams: { progressPoint: point } }, jobSpec });
 
-async function poll<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Reads until `ok` holds, every 5 ms: the rollout times are measured to when it does. */
+const poll = <T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> => until(read, ok, what, 300_000, 5);
 
 type Deployment = { metadata: { generation?: number; labels?: Record<string, string> }; spec: { replicas: number }; status?: Record<string, number> };
 const rolledOut = (d: Deployment): boolean =>
@@ -49,7 +43,7 @@ async function deployment(client: KubeClient, namespace: string, hooked: boolean
       spec: { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [hook('pre', 0), hook('mid', '50%'), hook('post', '100%')] },
     });
   }
-  await poll(() => client.get<Deployment>(DEPLOYMENTS, namespace, 'web'), (d) => rolledOut(d) && (!hooked || d.metadata.labels?.['rolloutlifecycle.kusionstack.io/name'] === 'web'));
+  await poll(() => client.get<Deployment>(DEPLOYMENTS, namespace, 'web'), (d) => rolledOut(d) && (!hooked || d.metadata.labels?.['rolloutlifecycle.kusionstack.io/name'] === 'web'), `${namespace}/web rolled out`);
 }
 
 /** Milliseconds of each rollout, from the template change to complete (and, when hooked, its RolloutLifecycle Complete). */
@@ -63,10 +57,11 @@ async function rollouts(client: KubeClient, namespace: string, hooked: boolean):
       const rl = await poll(
         () => client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, namespace, 'web'),
         (r) => r.status?.rollout?.phase === 'Complete' && r.status.rollout.templateHash !== previous,
+        `${namespace}/web's RolloutLifecycle to complete rollout ${i}`,
       );
       previous = rl.status?.rollout?.templateHash;
     }
-    await poll(() => client.get<Deployment>(DEPLOYMENTS, namespace, 'web'), rolledOut);
+    await poll(() => client.get<Deployment>(DEPLOYMENTS, namespace, 'web'), rolledOut, `${namespace}/web to finish rollout ${i}`);
     times.push(performance.now() - started);
   }
   return times;
@@ -129,7 +124,7 @@ export async function runRolloutBench(): Promise<void> {
   try {
     for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
     await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
-    await poll(() => client.list(ROLLOUTLIFECYCLES, { namespace: 'default' }).then(() => true, () => false), Boolean);
+    await poll(() => client.list(ROLLOUTLIFECYCLES, { namespace: 'default' }), () => true, 'RolloutLifecycles to be served');
     const operator = await startBenchOperator(client, stop.signal);
     await deployment(client, 'plain', false);
     await deployment(client, 'hooked', true);

@@ -39,7 +39,7 @@ export interface LifecycleControllerOptions {
 export const LIFECYCLE_CONTROLLER_NAME = 'podopslifecycle-controller';
 
 /** A rule's change concerns the lifecycles of the pods it lists, before and after (a pod it let go passes). */
-export const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransitionRule): Set<string> =>
+const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransitionRule): Set<string> =>
   new Set([...(rule.status?.targets ?? []), ...(previous?.status?.targets ?? [])].map((target) => keyOf(rule.metadata.namespace, target)));
 
 /** Every controlled pod, and the targets of every PodTransitionRule that changes. */

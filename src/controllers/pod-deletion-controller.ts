@@ -23,7 +23,7 @@ export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
 /** How often a pod leaving for a scale-down is checked against its ReplicaSet's replicas. */
 const SCALE_DOWN_RECHECK_MS = 2000;
 
-export const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
+const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
 export class PodDeletionReconciler implements Reconciler {
   readonly #options: PodReconcilerOptions;

@@ -51,7 +51,7 @@ const selects = (rule: PodTransitionRule, pod: Pod): boolean => {
 };
 
 /** A pod's change concerns the rules of its namespace that select it (before or after) or list it. */
-export const rulesConcerning =
+const rulesConcerning =
   (rulesIn: (namespace: string | undefined) => readonly PodTransitionRule[]) =>
   (pod: Pod, previous?: Pod): string[] =>
     rulesIn(pod.metadata.namespace)

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock } from '../../test/support/fake-clock.ts';
+import { FakeInformer } from '../../test/support/fake-informer.ts';
 import { ApiError, type KubeObject } from './client.ts';
-import { Controller, TerminalError, keyOf, requestOf, watch, type Reconciler, type Request, type Result } from './controller.ts';
-import type { Informer } from './informer.ts';
+import { Controller, TerminalError, keyOf, objectKey, requestOf, watch, type Reconciler, type Request, type Result } from './controller.ts';
 import { RuntimeMetrics } from './metrics.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 
@@ -133,35 +133,26 @@ describe('Controller', () => {
   });
 
   test('triggers: the cached objects arrive as adds when the controller starts, later events by their mapped keys', async () => {
-    const handlers: { onAdd?(o: unknown): void; onUpdate?(p: unknown, c: unknown): void }[] = [];
-    const cached = [{ metadata: { namespace: 'ns', name: 'a' } }];
-    // The informer side of a trigger: replays its cache to a new handler, as Informer.addHandler does.
-    const informer = {
-      addHandler(handler: (typeof handlers)[number]) {
-        handlers.push(handler);
-        for (const object of cached) handler.onAdd?.(object);
-        return () => handlers.splice(handlers.indexOf(handler), 1);
-      },
-      waitForSync: () => Promise.resolve(),
-    };
+    const objects = new FakeInformer<KubeObject>();
+    objects.put({ metadata: { namespace: 'ns', name: 'a', resourceVersion: '1' } });
     const seen: string[] = [];
     const clock = new FakeClock();
     const controller = new Controller({
       name: 'triggered',
       clock,
       reconciler: { reconcile: async (req) => void seen.push(keyOf(req.namespace, req.name)) },
-      triggers: [watch(informer as unknown as Informer<KubeObject>, (current, previous) => [keyOf(current.metadata.namespace, current.metadata.name ?? ''), ...(previous ? ['ns/previous'] : [])])],
+      triggers: [watch(objects.informer, (current, previous) => [objectKey(current), ...(previous ? [`ns/was-${previous.metadata.resourceVersion}`] : [])])],
     });
     const abort = new AbortController();
     const running = controller.run(abort.signal);
     await tick();
     assert.deepEqual(seen, ['ns/a']);
-    handlers[0]?.onUpdate?.({ metadata: { namespace: 'ns', name: 'a2' } }, { metadata: { namespace: 'ns', name: 'b' } });
+    objects.put({ metadata: { namespace: 'ns', name: 'a', resourceVersion: '2' } });
     await tick();
-    assert.deepEqual(seen, ['ns/a', 'ns/b', 'ns/previous']);
+    assert.deepEqual(seen, ['ns/a', 'ns/a', 'ns/was-1']);
     abort.abort();
     await running;
-    assert.equal(handlers.length, 0, 'unsubscribed on stop');
+    assert.equal(objects.handlerCount, 0, 'unsubscribed on stop');
   });
 
   test('stopping waits for the reconcile in flight and takes no more keys', async () => {

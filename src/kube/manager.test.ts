@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { waitFor } from '../../test/support/wait.ts';
 import { untilAborted } from './clock.ts';
 import { Manager, type Runnable, type Stage } from './manager.ts';
 
-/** A runnable that records when it starts, becomes ready and stops. */
+/** A runnable that records when it starts, becomes ready, is told to stop and has stopped. */
 function recorded(log: string[], name: string, stage: Stage, options: { readyAfterMs?: number; ignoreStop?: boolean } = {}): Runnable {
   let ready: () => void = () => {};
   const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -17,6 +18,7 @@ function recorded(log: string[], name: string, stage: Stage, options: { readyAft
         ready();
       }, options.readyAfterMs ?? 0).unref();
       await untilAborted(signal);
+      log.push(`stopping ${name}`);
       if (options.ignoreStop) await new Promise(() => {});
       await new Promise((resolve) => setTimeout(resolve, 5));
       log.push(`stop ${name}`);
@@ -24,14 +26,6 @@ function recorded(log: string[], name: string, stage: Stage, options: { readyAft
     ready: (signal) => Promise.race([isReady, untilAborted(signal)]),
   };
 }
-
-const eventually = async (ok: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 3000;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
 
 describe('Manager', () => {
   test('starts stage after stage once the one before is ready, and stops them in reverse', async () => {
@@ -45,7 +39,7 @@ describe('Manager', () => {
     manager.add(recorded(log, 'calls', 'others'));
     const stop = new AbortController();
     const running = manager.run(stop.signal);
-    await eventually(() => log.includes('start controller'));
+    await waitFor(() => log.includes('start controller'), 'controller to start');
     assert.deepEqual(log.filter((l) => l.startsWith('start') || l === 'ready metrics' || l === 'ready webhook' || l === 'ready informer'), [
       'start metrics',
       'ready metrics',
@@ -59,23 +53,23 @@ describe('Manager', () => {
     assert.equal(manager.isLeader(), true, 'without leader election this replica leads');
     stop.abort();
     await running;
-    assert.deepEqual(log.filter((l) => l.startsWith('stop')), ['stop controller', 'stop calls', 'stop informer', 'stop webhook', 'stop metrics']);
+    assert.deepEqual(log.filter((l) => l.startsWith('stop ')), ['stop controller', 'stop calls', 'stop informer', 'stop webhook', 'stop metrics']);
   });
 
-  test('a stop is bounded: a part that does not stop is left behind after the grace period', async () => {
+  test('a stop is bounded: once the grace period is over, the parts still running are told to stop and left behind', async () => {
     const log: string[] = [];
     const manager = new Manager({ gracefulShutdownMs: 200 });
     manager.add(recorded(log, 'stuck', 'leader', { ignoreStop: true }));
-    manager.add(recorded(log, 'metrics', 'servers'));
+    manager.add(recorded(log, 'metrics', 'servers', { ignoreStop: true }));
     const stop = new AbortController();
     const running = manager.run(stop.signal);
-    await eventually(() => log.includes('start stuck'));
+    await waitFor(() => log.includes('start stuck'), 'stuck to start');
     const started = Date.now();
     stop.abort();
     await running;
     const took = Date.now() - started;
     assert.ok(took >= 190 && took < 1500, `returned after the grace period (${took} ms)`);
-    assert.ok(!log.includes('stop metrics'), 'the stages after the stuck one are not waited for');
+    assert.ok(log.includes('stopping metrics'), 'an earlier stage is told to stop, though no longer waited for');
   });
 
   test('a part that fails stops the others and run() rejects with its error', async () => {
@@ -94,7 +88,7 @@ describe('Manager', () => {
     manager.add(recorded(log, 'controller', 'leader'));
     const stop = new AbortController();
     const running = manager.run(stop.signal);
-    await eventually(() => log.includes('start informer'));
+    await waitFor(() => log.includes('start informer'), 'informer to start');
     stop.abort();
     await running;
     assert.ok(!log.includes('start controller'));

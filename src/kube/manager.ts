@@ -4,8 +4,9 @@
 // before is ready (a server listening, a cache synced); then the leader election, and the parts that need
 // leadership (the controllers) on the leader only. Stop: the same stages in reverse, so the webhooks answer
 // while the controllers wind down and the probes answer to the end; the whole stop is bounded by a grace
-// period, after which whatever still runs is left behind and run() returns. Losing the lease stops everything
-// with an error, so the process exits and restarts clean, as controller-runtime does.
+// period, after which every part still running is told to stop but no longer waited for, and run() returns.
+// Losing the lease stops everything with an error, so the process exits and restarts clean, as
+// controller-runtime does.
 
 import { systemClock, untilAborted, type Clock } from './clock.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
@@ -77,6 +78,8 @@ export class Manager {
     const groups = new Map<Stage | 'election', Running[]>([...STAGES, 'election' as const].map((group) => [group, []]));
     let failure: unknown;
     const launch = (runnable: Runnable, group: Stage | 'election', scope?: AbortSignal): void => {
+      // A lease re-acquired after a loss would otherwise start leader parts while their group is stopping.
+      if (shutdown.signal.aborted) return;
       const own = new AbortController();
       this.#log.info({ runnable: runnable.name, stage: runnable.stage }, 'starting');
       const entry: Running = { runnable, stop: own, done: Promise.resolve(), settled: false };
@@ -137,10 +140,13 @@ export class Manager {
     launch(campaign, 'election');
   }
 
-  /** Stops group after group, each given what is left of the grace period. */
+  /**
+   * Stops group after group, each given what is left of the grace period. Once it has run out, the groups
+   * not reached yet are still told to stop, only no longer waited for (controller-runtime cancels them all).
+   */
   async #stop(groups: Running[][]): Promise<void> {
     const deadline = this.#clock.now() + (this.#options.gracefulShutdownMs ?? 25_000);
-    for (const parts of groups) {
+    for (const [index, parts] of groups.entries()) {
       if (parts.length === 0) continue;
       for (const part of parts) part.stop.abort();
       let cancelTimer = (): void => {};
@@ -151,6 +157,7 @@ export class Manager {
       if (late) {
         const stuck = parts.filter((part) => !part.settled).map((part) => part.runnable.name);
         this.#log.error({ stuck }, 'graceful shutdown timed out; leaving the rest behind');
+        for (const part of groups.slice(index + 1).flat()) part.stop.abort();
         return;
       }
     }

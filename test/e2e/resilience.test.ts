@@ -19,12 +19,11 @@ import { checkStoredState } from '../support/invariants.ts';
 import { open, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
-import { until } from '../support/wait.ts';
+import { sleep, until } from '../support/wait.ts';
 import { clusterWithOperatorProcess, startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
 
 const adapter: LifecycleAdapter = { id: 'chaos', type: 'update', allowMultiType: false };
 const random = (min: number, max: number): number => min + Math.random() * (max - min);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('operator killed with SIGKILL during 50 concurrent lifecycles', () => {
   const stack = clusterWithOperatorProcess();

@@ -6,14 +6,14 @@ import { accessFromKubeconfig, parseKubeconfig } from '../../src/kube/kubeconfig
 import { startSandbox, type Sandbox } from '@podops/sandbox';
 import { KubeClient, type KubeObject, type ListOptions, type ObjectList } from '../../src/kube/client.ts';
 import { Informer } from '../../src/kube/informer.ts';
-import { PODS, type ResourceType } from '../../src/kube/resources.ts';
+import { NAMESPACES, PODS, type ResourceType } from '../../src/kube/resources.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { freePort, waitFor } from '../support/wait.ts';
 
-const pod = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+const pod = (name: string, labels: Record<string, string> = {}, namespace = 'default'): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name, namespace: 'default', labels },
+  metadata: { name, namespace, labels },
   spec: { containers: [{ name: 'c', image: 'nginx' }] },
 });
 
@@ -72,6 +72,51 @@ describe('Informer', () => {
     assert.deepEqual(informer.byIndex('app', 'web'), []);
     await run.stop();
     await client.delete(PODS, 'default', 'b', { gracePeriodSeconds: 0 });
+  });
+
+  test('the namespace index: list(namespace) stays right through relabels, moves and deletes across namespaces', async () => {
+    const namespaces = ['index-a', 'index-b', 'index-c'];
+    for (const name of namespaces) await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    const informer = new Informer<KubeObject>({ client, type: PODS, labelSelector: 'indexed=yes' });
+    const run = start(informer);
+    await informer.waitForSync();
+    const role = (o: KubeObject | undefined): string | undefined => (o?.metadata.labels as Record<string, string> | undefined)?.role;
+    /** Each namespace's pods as list(namespace) gives them (name:role), checked against a scan of the whole cache. */
+    const listed = (): Record<string, string[]> =>
+      Object.fromEntries(
+        namespaces.map((namespace) => {
+          const indexed = informer.list(namespace);
+          assert.deepEqual(new Set(indexed), new Set(informer.list().filter((o) => o.metadata.namespace === namespace)), `the index of ${namespace} agrees with the cache`);
+          return [namespace, indexed.map((o) => `${o.metadata.name}:${role(o)}`).sort()];
+        }),
+      );
+    const relabel = (namespace: string, name: string, labels: Record<string, string | null>) => client.patch(PODS, namespace, name, 'merge', { metadata: { labels } });
+    const remove = (namespace: string, name: string) => client.delete(PODS, namespace, name, { gracePeriodSeconds: 0 });
+
+    await client.create(PODS, pod('one', { indexed: 'yes', role: 'web' }, 'index-a'));
+    await client.create(PODS, pod('two', { indexed: 'yes', role: 'web' }, 'index-a'));
+    await client.create(PODS, pod('one', { indexed: 'yes', role: 'api' }, 'index-b'));
+    await client.create(PODS, pod('outside', { role: 'db' }, 'index-c'));
+    await waitFor(() => informer.size === 3, 'the selected pods cached');
+    assert.deepEqual(listed(), { 'index-a': ['one:web', 'two:web'], 'index-b': ['one:api'], 'index-c': [] });
+
+    // Relabelled within the selection: the namespace lists the new object, not a stale copy.
+    await relabel('index-a', 'one', { role: 'batch' });
+    await waitFor(() => role(informer.get('index-a', 'one')) === 'batch', 'the relabel');
+    // Relabelled out of the selection and into it: leaves its namespace's list, and joins one.
+    await relabel('index-a', 'two', { indexed: null });
+    await relabel('index-c', 'outside', { indexed: 'yes' });
+    await waitFor(() => !informer.get('index-a', 'two') && informer.get('index-c', 'outside') !== undefined, 'pods to leave and join the selection');
+    assert.deepEqual(listed(), { 'index-a': ['one:batch'], 'index-b': ['one:api'], 'index-c': ['outside:db'] });
+
+    // Moved: deleted in one namespace and made again, same name, in another.
+    await remove('index-b', 'one');
+    await client.create(PODS, pod('one', { indexed: 'yes', role: 'api' }, 'index-c'));
+    await remove('index-a', 'one');
+    await waitFor(() => informer.size === 2 && informer.get('index-c', 'one') !== undefined, 'the move and the delete');
+    assert.deepEqual(listed(), { 'index-a': [], 'index-b': [], 'index-c': ['one:api', 'outside:db'] });
+    await run.stop();
+    await Promise.all([remove('index-a', 'two'), remove('index-c', 'one'), remove('index-c', 'outside')]);
   });
 
   test('falling behind the watch cache: 410 Gone, relist, and handlers learn what changed meanwhile', async () => {

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { renderKubeconfig, startSandbox, type Sandbox } from '@podops/sandbox';
-import { isConflict, KubeClient } from '../../src/kube/client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader-election.ts';
 import { LEASES, resourcePath } from '../../src/kube/resources.ts';
 import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
+import { takeOverLease } from '../support/lease.ts';
 import { waitFor } from '../support/wait.ts';
 
 const timings = { leaseDurationMs: 900, renewDeadlineMs: 600, retryPeriodMs: 100 };
@@ -130,17 +131,7 @@ describe('LeaderElector', () => {
   test('a leader that can no longer renew steps down', async () => {
     const a = campaign('stolen', 'a');
     await waitFor(() => a.leading, 'a to lead');
-    // Another holder takes the lease with a long duration, as a partitioned peer would after expiry. The
-    // leader may renew between our read and our write: then read again and write again.
-    for (;;) {
-      const lease = await client.get<{ metadata: { resourceVersion: string }; spec: object }>(LEASES, 'default', 'stolen');
-      try {
-        await client.replace(LEASES, { ...lease, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...lease.metadata, name: 'stolen', namespace: 'default' }, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 } });
-        break;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-      }
-    }
+    await takeOverLease(client, 'stolen', 'intruder', 3600);
     await waitFor(() => a.stopped === 1, 'a to step down');
     assert.equal(a.elector.isLeader(), false);
     await a.stop();

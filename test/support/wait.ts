@@ -2,28 +2,65 @@
 
 import { createServer } from 'node:net';
 
-/** Reads until `ok` holds, every 10 ms; the value that satisfied it. The error names what and the last value. */
-export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+/**
+ * Reads every `intervalMs` until `ok` holds; the value that satisfied it. A read that throws counts as not yet.
+ * The error names what, and the last value or error.
+ */
+export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 15_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
+  let last: string;
   for (;;) {
     try {
-      last = await read();
-      if (ok(last)) return last;
-    } catch {
-      // not there yet
+      const value = await read();
+      if (ok(value)) return value;
+      last = JSON.stringify(value)?.slice(0, 600) ?? String(value);
+    } catch (err) {
+      last = `an error: ${err instanceof Error ? err.message : String(err)}`;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 600)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${last}`);
+    await sleep(intervalMs);
   }
 }
 
-/** Waits until `condition` holds; resolves with the milliseconds it took. */
-export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 5000): Promise<number> {
+/** Waits until `condition` holds, checked every `intervalMs`; resolves with the milliseconds it took. */
+export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 5000, intervalMs = 10): Promise<number> {
   const started = Date.now();
-  await until(condition, Boolean, what, timeoutMs);
+  await until(condition, Boolean, what, timeoutMs, intervalMs);
   return Date.now() - started;
 }
+
+/**
+ * Waits for conditions checked at each event the code under test reports (`notify()`) rather than on a timer:
+ * for a state that lasts only until the next event, which a timer could miss.
+ */
+export class EventWaiter {
+  readonly #waiters = new Set<() => void>();
+
+  notify(): void {
+    for (const check of [...this.#waiters]) check();
+  }
+
+  /** Resolves at once if `condition` holds, else at the first notify() after which it does. */
+  waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!condition()) return;
+        this.#waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}`));
+      }, timeoutMs);
+      this.#waiters.add(check);
+    });
+  }
+}
+
+/** A pause that is itself the point (nothing is to happen meanwhile, a load's pacing), never a wait for something. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A port nothing listens on right now (bound, read, released). */
 export const freePort = (): Promise<number> =>

@@ -15,6 +15,7 @@ import { startOperator } from '../../src/operator/operator.ts';
 import type { ServingBundle } from '../../src/webhook/certificates.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
 import { localCertificates } from '../support/tls.ts';
+import { until } from '../support/wait.ts';
 
 /** The fingerprint of the certificate a new TLS connection to `address` is served, verified against `ca`. */
 function servedFingerprint(address: string, ca: string): Promise<string> {
@@ -67,13 +68,7 @@ describe('--cert-dir', () => {
       // The directory is watched (and polled every 10 s where changes go unreported): wait for a new
       // connection to be served the renewed certificate, well before the next poll.
       const expected = new X509Certificate(renewed.serving.cert).fingerprint256;
-      const deadline = Date.now() + 5_000;
-      let seen = '';
-      while (seen !== expected && Date.now() < deadline) {
-        seen = await servedFingerprint(address, renewed.ca.cert).catch(() => '');
-        if (seen !== expected) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      assert.equal(seen, expected, 'new connections get the renewed certificate');
+      await until(() => servedFingerprint(address, renewed.ca.cert), (seen) => seen === expected, 'new connections to get the renewed certificate', 5_000);
       await assert.rejects(servedFingerprint(address, first.ca.cert), 'the old CA no longer verifies what is served');
     } finally {
       abort.abort();

@@ -10,17 +10,10 @@ import { WebhookServer } from '../../src/webhook/server.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
 import { localCertificates, post } from '../support/tls.ts';
+import { waitFor } from '../support/wait.ts';
 
 const DAY = 86_400_000;
 const CONFIGMAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-
-async function waitFor(ok: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** The certificates of a PEM bundle, one PEM string each. */
 const certificatesOf = (pem: string): string[] => (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((c) => new X509Certificate(c).toString());
@@ -37,7 +30,7 @@ function runLoop(manager: CertificateManager, clock: FakeClock, onServing: (bund
     served.push(bundle);
     onServing(bundle);
   });
-  const asleep = () => waitFor(() => clock.pendingTimers() === 1, 'the certificate check');
+  const asleep = () => waitFor(() => clock.pendingTimers() === 1, 'the certificate check', 10_000);
   return {
     served,
     started: asleep(),

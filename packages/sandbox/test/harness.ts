@@ -146,6 +146,9 @@ export function rawExchange(sandboxUrl: string, bytes: string | Buffer, idleMs =
   });
 }
 
+/** A pause that is itself the point (nothing is to happen meanwhile), never a wait for something: see eventually. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Polls until `check` returns a value other than undefined (or fails after `timeoutMs`). */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -153,7 +156,7 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { eventually, podManifest, skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
+import { eventually, podManifest, skipWithoutKubectl, sleep, startHarness, type Harness } from './harness.ts';
 import { watchStream, type Json } from './workloads.ts';
 
 let h: Harness;
@@ -41,7 +41,6 @@ const condition = (pod: V1Pod, type: string) => pod.status?.conditions?.find((c)
 const isReady = (pod: V1Pod): boolean => condition(pod, 'Ready')?.status === 'True';
 const container = (pod: V1Pod, name = 'c') => pod.status?.containerStatuses?.find((s) => s.name === name);
 const gone = async (name: string): Promise<boolean> => (await h.http('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('nodes', () => {
   test('N Ready nodes with the kubelet labels, capacity, addresses and pod CIDRs, and their Leases', async () => {

@@ -11,5 +11,5 @@ test('the README shows examples/pod-labeler as it is', async () => {
   const readme = await read('README.md');
   const section = readme.slice(readme.indexOf('### The complete example'));
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.deepEqual(blocks.slice(0, 2), [await read('examples/pod-labeler/controller.test.ts'), await read('examples/pod-labeler/controller.ts')]);
+  assert.deepEqual(blocks.slice(0, 2), [await read('examples/pod-labeler/pod-labeler-controller.test.ts'), await read('examples/pod-labeler/pod-labeler-controller.ts')]);
 });

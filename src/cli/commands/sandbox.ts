@@ -2,7 +2,7 @@
 // API server until interrupted, with a kubeconfig for kubectl and client libraries.
 
 import { resolve } from 'node:path';
-import type { ApiServerFeatureGates as FeatureGates } from '@podops/sandbox';
+import type { ApiServerFeatureGates } from '@podops/sandbox';
 import { UsageError, optionsHelp, parseCommandArgs, sandboxNotInstalled, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
@@ -28,11 +28,11 @@ ${optionsHelp([
   ],
 ])}`;
 
-const knownGates: readonly (keyof FeatureGates)[] = ['MaxUnavailableStatefulSet'];
+const knownGates: readonly (keyof ApiServerFeatureGates)[] = ['MaxUnavailableStatefulSet'];
 
-/** The --feature-gates syntax of the Kubernetes components: `A=true,B=false`. */
-function parseFeatureGates(text: string | undefined): FeatureGates {
-  const gates: FeatureGates = {};
+/** The sandbox API server's --feature-gates, in the syntax of the Kubernetes components: `A=true,B=false`. */
+function parseApiServerFeatureGates(text: string | undefined): ApiServerFeatureGates {
+  const gates: ApiServerFeatureGates = {};
   for (const pair of (text ?? '').split(',').filter((p) => p.trim() !== '')) {
     const [name = '', value, ...rest] = pair.trim().split('=');
     if (value === undefined || rest.length > 0 || !['true', 'false'].includes(value)) throw new UsageError(`--feature-gates: expected NAME=true|false, got "${pair}"`);
@@ -67,7 +67,7 @@ export const sandboxCommand: Command = {
     const port = parsePort(values.port);
     const nodes = Number(values.nodes);
     if (!Number.isInteger(nodes) || nodes < 0 || nodes > 250) throw new UsageError(`--nodes must be a number from 0 to 250, got "${values.nodes}"`);
-    const featureGates = parseFeatureGates(values['feature-gates']);
+    const featureGates = parseApiServerFeatureGates(values['feature-gates']);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
     const admissionConfig = values['admission-control-config-file'];

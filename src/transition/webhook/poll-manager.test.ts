@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { PollTaskSpec } from '../webhook-rule.ts';
 import { FIRST_POLL_MESSAGE, PollManager, ruleKeyOf, type PollManagerOptions } from './poll-manager.ts';
+import { EventWaiter, sleep } from '../../../test/support/wait.ts';
 import { json, startRuleServer, type Handler, type RuleServer } from './rule-server.test-support.ts';
 
 const SECOND_MS = 10;
@@ -19,32 +20,24 @@ const serve = async (handler: Handler): Promise<RuleServer> => {
   return server;
 };
 
-/** A manager whose notifications can be awaited: `until(check)` resolves at the first poll after which check() holds. */
+/**
+ * A manager whose notifications can be awaited: `afterPoll(check)` resolves at the first poll after which check()
+ * holds (a poll's outcome may last only until the next one, 10 ms later).
+ */
 function manager(options: Omit<PollManagerOptions, 'onPolled'> = {}) {
   const polled: PollTaskSpec[] = [];
-  const waiters: { check: () => boolean; resolve: () => void }[] = [];
+  const polls = new EventWaiter();
   const m = new PollManager({
     secondMs: SECOND_MS,
     ...options,
     onPolled: (spec) => {
       polled.push(spec);
-      for (const w of [...waiters]) {
-        if (w.check()) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve();
-        }
-      }
+      polls.notify();
     },
   });
   managers.push(m);
-  const until = (check: () => boolean, limitMs = 5000): Promise<void> =>
-    check()
-      ? Promise.resolve()
-      : new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error('condition not reached')), limitMs);
-          waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
-        });
-  return { m, polled, until };
+  const afterPoll = (check: () => boolean, what: string): Promise<void> => polls.waitFor(check, what);
+  return { m, polled, afterPoll };
 }
 
 const spec = (url: string, extra: Partial<PollTaskSpec> = {}): PollTaskSpec => ({
@@ -59,7 +52,6 @@ const spec = (url: string, extra: Partial<PollTaskSpec> = {}): PollTaskSpec => (
   ...extra,
 });
 const KEY = 'default/ptr/w';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('PollManager', () => {
   test('polls every interval, approving one more pod per poll until finished; notifies after each poll', async () => {
@@ -69,15 +61,15 @@ describe('PollManager', () => {
       polls++;
       json(res, polls >= pods.length ? { success: true, finished: true, message: 'success' } : { success: true, finished: false, finishedNames: pods.slice(0, polls), message: `server: success size ${polls}` });
     });
-    const { m, polled, until } = manager();
+    const { m, polled, afterPoll } = manager();
     m.add(spec(`${server.url}/fetch?task-id=tk`));
     assert.equal(m.result(KEY, 'tk')?.lastMessage, FIRST_POLL_MESSAGE);
     const seen: number[] = [];
-    await until(() => {
+    await afterPoll(() => {
       const r = m.result(KEY, 'tk');
       if (r) seen.push(r.approved.size);
       return r?.approveAll === true;
-    });
+    }, 'every pod approved');
     assert.deepEqual(seen, [0, 1, 2, 3, 3], "before the first poll, then after each");
     const result = m.result(KEY, 'tk')!;
     assert.deepEqual({ count: result.count, stopped: result.stopped, approveAll: result.approveAll, lastMessage: result.lastMessage }, { count: 4, stopped: true, approveAll: true, lastMessage: 'success' });
@@ -93,9 +85,9 @@ describe('PollManager', () => {
     const answers = [{ finishedNames: ['a', 'b'] }, { finishedNames: ['a'] }, { finishedNames: ['c'], stop: true }];
     let i = 0;
     const server = await serve((_req, res) => json(res, { success: false, message: `answer ${i}`, ...answers[Math.min(i++, answers.length - 1)] }));
-    const { m, until } = manager();
+    const { m, afterPoll } = manager();
     m.add(spec(server.url));
-    await until(() => m.result(KEY, 'tk')?.stopped === true);
+    await afterPoll(() => m.result(KEY, 'tk')?.stopped === true, 'the task to stop');
     const result = m.result(KEY, 'tk')!;
     assert.deepEqual([...result.approved].sort(), ['a', 'b', 'c']);
     assert.equal(result.approveAll, false);
@@ -106,9 +98,9 @@ describe('PollManager', () => {
 
   test('timeout: the task stops with "Polling Timeout. <last message>" and is forgotten timeout + 59 s after it started', async () => {
     const server = await serve((_req, res) => json(res, { success: true, finished: false, message: 'still working' }));
-    const { m, until } = manager();
+    const { m, afterPoll } = manager();
     m.add(spec(server.url, { intervalSeconds: 1, timeoutSeconds: 3 }));
-    await until(() => m.result(KEY, 'tk')?.stopped === true);
+    await afterPoll(() => m.result(KEY, 'tk')?.stopped === true, 'the task to stop');
     const result = m.result(KEY, 'tk')!;
     assert.equal(result.timedOut, true);
     assert.equal(result.lastMessage, 'Polling Timeout. still working');
@@ -129,12 +121,12 @@ describe('PollManager', () => {
         json(res, { success: true, finished: false, finishedNames: ['a'], message: 'up' });
       }
     });
-    const { m, until } = manager();
+    const { m, afterPoll } = manager();
     m.add(spec(server.url));
-    await until(() => m.result(KEY, 'tk')?.lastError !== undefined);
+    await afterPoll(() => m.result(KEY, 'tk')?.lastError !== undefined, 'the failed poll');
     assert.equal(m.result(KEY, 'tk')?.lastError, 'failed by response status code: 500, body: down');
     assert.equal(m.result(KEY, 'tk')?.lastMessage, FIRST_POLL_MESSAGE);
-    await until(() => m.result(KEY, 'tk')?.approved.has('a') === true);
+    await afterPoll(() => m.result(KEY, 'tk')?.approved.has('a') === true, 'a good poll');
     assert.equal(m.result(KEY, 'tk')?.lastError, undefined);
   });
 
@@ -149,19 +141,19 @@ describe('PollManager', () => {
         json(res, { success: true, finished: true });
       }, 30);
     });
-    const { m, until } = manager({ concurrency: 2 });
+    const { m, afterPoll } = manager({ concurrency: 2 });
     for (let t = 0; t < 6; t++) m.add(spec(server.url, { taskId: `t${t}` }));
-    await until(() => [0, 1, 2, 3, 4, 5].every((t) => m.result(KEY, `t${t}`)?.approveAll === true));
+    await afterPoll(() => [0, 1, 2, 3, 4, 5].every((t) => m.result(KEY, `t${t}`)?.approveAll === true), 'every task approved');
     assert.equal(most, 2);
   });
 
   test('hanging servers hold their slots only until the request deadline: another rule’s polls go on', async () => {
     const hanging = await serve(() => undefined);
     const healthy = await serve((_req, res) => json(res, { success: true, finished: true, message: 'ok' }));
-    const { m, until } = manager({ concurrency: 2, requestTimeoutMs: 100 });
+    const { m, afterPoll } = manager({ concurrency: 2, requestTimeoutMs: 100 });
     for (let t = 0; t < 4; t++) m.add(spec(hanging.url, { rule: 'broken', taskId: `h${t}` }));
     m.add(spec(healthy.url, { rule: 'fine' }));
-    await until(() => m.result('default/ptr/fine', 'tk')?.approveAll === true);
+    await afterPoll(() => m.result('default/ptr/fine', 'tk')?.approveAll === true, 'the healthy rule approved');
     assert.equal(m.result('default/ptr/broken', 'h0')?.lastError, 'request timed out after 100ms');
     assert.equal(m.result('default/ptr/broken', 'h0')?.stopped, false);
   });
@@ -181,11 +173,11 @@ describe('PollManager', () => {
 
   test('reader: each task is read once per evaluation', async () => {
     const server = await serve((_req, res) => json(res, { success: true, finished: true }));
-    const { m, until } = manager();
+    const { m, afterPoll } = manager();
     m.add(spec(server.url));
     const read = m.reader();
     assert.equal(read(KEY, 'tk')?.count, 0);
-    await until(() => m.result(KEY, 'tk')?.approveAll === true);
+    await afterPoll(() => m.result(KEY, 'tk')?.approveAll === true, 'the task approved');
     assert.equal(read(KEY, 'tk')?.count, 0);
     assert.equal(m.reader()(KEY, 'tk')?.count, 1);
     assert.equal(ruleKeyOf(spec('')), KEY);

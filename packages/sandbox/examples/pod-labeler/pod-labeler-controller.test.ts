@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '@podops/sandbox';
-import { deploymentLabel, startPodLabeler, type PodLabeler } from './controller.ts';
+import { deploymentLabel, startPodLabeler, type PodLabeler } from './pod-labeler-controller.ts';
 
 const namespace = 'default';
 const controllerUser = 'system:serviceaccount:default:pod-labeler';
