@@ -13,7 +13,7 @@ import { PODS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { leavesForScaleDown } from '../lifecycle/scale-down.ts';
 import { writePod } from '../sdk/write-pod.ts';
-import { KeySerializer } from './key-serializer.ts';
+import { KeySerializer } from '../kube/key-serializer.ts';
 import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';

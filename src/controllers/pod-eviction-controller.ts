@@ -16,7 +16,7 @@ import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { NANOS_PER_MILLI, NANOS_PER_SECOND } from '../lifecycle/time.ts';
 import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
-import { KeySerializer } from './key-serializer.ts';
+import { KeySerializer } from '../kube/key-serializer.ts';
 import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_EVICTION_CONTROLLER_NAME = 'podeviction-controller';
