@@ -2,7 +2,8 @@
 // `pod-delete` lifecycle of type `delete` (traffic off, checks), and is deleted once that lifecycle allows it.
 // GraceDelete turns `kubectl delete pod` into exactly this label. A pod marked for its ReplicaSet's scale-down
 // is brought back instead when the scale-down no longer needs it (scaled up again, or other pods leaving cover
-// it): no pod leaves unless its deletion is still wanted.
+// it): no pod leaves unless its deletion is still wanted. Once a pod is deleted, its Deployment's ReplicaSets
+// whose creates the surge bound refused are nudged to try again.
 
 import type { OwnerReference, Pod } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
@@ -16,6 +17,7 @@ import { writePod } from '../sdk/write-pod.ts';
 import { KeySerializer } from '../kube/key-serializer.ts';
 import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
+import { nudgeReplicaSetsAwaitingRoom } from '../sdk/deployment-surge.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
@@ -63,6 +65,9 @@ export class PodDeletionReconciler implements Reconciler {
     if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
     await this.#options.client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string } });
     this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
+    // The pod no longer counts towards its Deployment's surge bound: a ReplicaSet refused for it may create now.
+    const owner = replicaSetOf(pod);
+    if (owner) await nudgeReplicaSetsAwaitingRoom(this.#options.client, pod.metadata.namespace ?? '', owner, now);
     return;
   }
 

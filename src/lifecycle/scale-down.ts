@@ -8,10 +8,7 @@
 
 import type { Pod } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, REPLICASET_CONTROLLER_USERS, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
-import { isDeleting } from './pod.ts';
-
-/** The ReplicaSet controller's own count: pods not terminating and not finished. */
-const isActive = (pod: Pod): boolean => !isDeleting(pod) && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+import { isActive } from './pod.ts';
 
 const isLeaving = (pod: Pod): boolean => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 

@@ -39,6 +39,7 @@ import { podEvictionController } from '../controllers/pod-eviction-controller.ts
 import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
 import { graceDelete } from '../webhook/grace-delete.ts';
+import { DeploymentSurgeAdmission } from '../webhook/deployment-surge.ts';
 import { mutatePodLifecycle, validatePodLifecycle } from '../webhook/pod-lifecycle.ts';
 import { requireShape, POD_SHAPE } from '../webhook/object-shape.ts';
 import { WebhookServer, type ClientAuthentication, type ServingCertificate } from '../webhook/server.ts';
@@ -208,10 +209,11 @@ function webhookRunnable(
   const shape = { pod: requireShape(POD_SHAPE), rule: requireShape(podTransitionRuleSchema()), rollout: requireShape(rolloutLifecycleSchema()) };
   const rollouts = { client, rolloutLifecycles, now: () => new Date() };
   const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
+  const surge = new DeploymentSurgeAdmission({ client, now: nowNanos, logger: log });
   const validators = [
     shape.pod,
     validatePodLifecycle,
-    ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos, logger: log })] : []),
+    ...(options.featureGates.GraceDeleteWebhook ? [(r: AdmissionRequest) => graceDelete(r, { client, now: nowNanos, logger: log }), (r: AdmissionRequest) => surge.admit(r)] : []),
   ];
   const serve = async (certificate: ServingCertificate): Promise<void> => {
     if (server) return server.setCertificate(certificate);

@@ -1,8 +1,9 @@
 // GraceDelete changes how a pod leaves, never how many: rolling updates and scale-ins of controlled
-// Deployments through kubectl, replayed write by write from the sandbox's write log (every state the pods and
-// ReplicaSets went through, not samples): the pods in service never fall below `replicas - maxUnavailable`, no
-// ReplicaSet ever has more pods leaving than its scale-down asks (pods beyond its replicas), and exactly the
-// expected pods are created and deleted.
+// Deployments through kubectl, each strategy without and with a PodTransitionRule (the two side by side, in
+// namespaces of their own), replayed write by write from the sandbox's write log (every state the pods and
+// ReplicaSets went through, not samples): the pods in service never fall below `replicas - maxUnavailable`, the
+// pods not terminating never exceed `replicas + maxSurge`, no ReplicaSet ever has more pods leaving than its
+// scale-down asks (pods beyond its replicas), and exactly the expected pods are created and deleted.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -24,13 +25,16 @@ interface Strategy {
   replicas: number;
   maxSurge: number | string;
   maxUnavailable: number | string;
+}
+
+interface Setup extends Strategy {
   /** A PodTransitionRule letting at most one pod out of service at a time. */
   budget?: boolean;
 }
 
 const image = (pod: Pod): string | undefined => (pod.spec?.containers as { image?: string }[] | undefined)?.[0]?.image;
 const inService = (pod: Pod): boolean => !pod.metadata.deletionTimestamp && isPodReady(pod);
-const active = (pod: Pod): boolean => !pod.metadata.deletionTimestamp;
+const active = (pod: Pod): boolean => !pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
 /** Leaving: its pod-delete lifecycle has begun (a mark alone leaves the pod in service). */
 const leaving = (pod: Pod): boolean => active(pod) && pod.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] !== undefined;
 const ownerOf = (pod: Pod): string => pod.metadata.ownerReferences?.[0]?.name ?? '';
@@ -58,7 +62,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
 
   const kubectl = (...args: string[]) => run(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, ...args]);
 
-  async function deployment({ replicas, maxSurge, maxUnavailable, budget }: Strategy): Promise<string> {
+  async function deployment({ replicas, maxSurge, maxUnavailable, budget }: Setup): Promise<string> {
     const namespace = `grace-${++namespaces}`;
     await serviceNamespace(cluster, namespace);
     if (budget) {
@@ -96,58 +100,64 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
 
   /** Runs `change` and replays every pod and ReplicaSet write of the namespace during it. */
   async function observe(namespace: string, change: () => Promise<void>) {
-    const log = cluster.sandbox.history!;
-    const start = log.records().length;
+    const start = cluster.sandbox.resourceVersion;
     await change();
     const pods = new Map<string, Pod>();
     const replicas = new Map<string, number>();
     let minInService = Infinity;
     let maxLeavingBeyond = 0;
+    let maxActive = 0;
     let created = 0;
     let deleted = 0;
-    for (const [index, record] of log.records().entries()) {
-      if (record.namespace !== namespace) continue;
+    for (const record of cluster.sandbox.history!.records({ namespace })) {
       if (record.resource === 'replicasets.apps') replicas.set(record.name, (record.object.spec as { replicas?: number }).replicas ?? 0);
       if (record.resource !== 'pods') continue;
       if (record.type === 'DELETED') pods.delete(record.name);
       else pods.set(record.name, record.object as unknown as Pod);
-      if (index < start) continue;
+      if (record.resourceVersion <= start) continue;
       if (record.type === 'ADDED') created++;
       if (record.type === 'DELETED') deleted++;
       minInService = Math.min(minInService, [...pods.values()].filter(inService).length);
+      maxActive = Math.max(maxActive, [...pods.values()].filter(active).length);
       maxLeavingBeyond = Math.max(maxLeavingBeyond, leavingBeyondScaleDown(pods.values(), replicas));
     }
-    return { minInService, maxLeavingBeyond, created, deleted };
+    return { minInService, maxActive, maxLeavingBeyond, created, deleted };
   }
 
   const strategies: Strategy[] = [
     { replicas: 3, maxSurge: 1, maxUnavailable: 0 },
     { replicas: 4, maxSurge: 0, maxUnavailable: 1 },
     { replicas: 5, maxSurge: '25%', maxUnavailable: '25%' },
-    { replicas: 4, maxSurge: 1, maxUnavailable: 1, budget: true },
+    { replicas: 4, maxSurge: 1, maxUnavailable: 1 },
   ];
   for (const strategy of strategies) {
     const { replicas } = strategy;
     const unavailable = resolveIntOrPercent(strategy.maxUnavailable, replicas, false, '25%');
-    const rule = strategy.budget ? ', a PodTransitionRule budget of 1' : '';
-    test(`replicas ${replicas}, maxSurge ${strategy.maxSurge}, maxUnavailable ${strategy.maxUnavailable}${rule}: kubectl set image, then kubectl scale in by 2`, async () => {
-      const namespace = await deployment(strategy);
+    const surge = resolveIntOrPercent(strategy.maxSurge, replicas, true, '25%');
+    describe(`replicas ${replicas}, maxSurge ${strategy.maxSurge}, maxUnavailable ${strategy.maxUnavailable}`, { concurrency: true }, () => {
+      for (const setup of [strategy, { ...strategy, budget: true }] as Setup[]) {
+        const how = setup.budget ? 'a PodTransitionRule budget of 1' : 'no PodTransitionRule';
+        test(`${how}: kubectl set image, then kubectl scale in by 2`, async () => {
+          const namespace = await deployment(setup);
 
-      const update = await observe(namespace, async () => {
-        await kubectl('set', 'image', 'deployment/web', 'web=nginx:1.28', '-n', namespace);
-        await settled(namespace, replicas, 'nginx:1.28');
-      });
-      assert.ok(update.minInService >= replicas - unavailable, `in service never below ${replicas - unavailable}: ${JSON.stringify(update)}`);
-      assert.equal(update.maxLeavingBeyond, 0, `never more pods leaving than a scale-down asks: ${JSON.stringify(update)}`);
-      assert.equal(update.created, replicas, `exactly ${replicas} new pods: ${JSON.stringify(update)}`);
-      assert.equal(update.deleted, replicas, `exactly the ${replicas} old pods deleted: ${JSON.stringify(update)}`);
+          const update = await observe(namespace, async () => {
+            await kubectl('set', 'image', 'deployment/web', 'web=nginx:1.28', '-n', namespace);
+            await settled(namespace, replicas, 'nginx:1.28');
+          });
+          assert.ok(update.minInService >= replicas - unavailable, `in service never below ${replicas - unavailable}: ${JSON.stringify(update)}`);
+          assert.ok(update.maxActive <= replicas + surge, `never more than ${replicas + surge} pods: ${JSON.stringify(update)}`);
+          assert.equal(update.maxLeavingBeyond, 0, `never more pods leaving than a scale-down asks: ${JSON.stringify(update)}`);
+          assert.equal(update.created, replicas, `exactly ${replicas} new pods: ${JSON.stringify(update)}`);
+          assert.equal(update.deleted, replicas, `exactly the ${replicas} old pods deleted: ${JSON.stringify(update)}`);
 
-      const scaleIn = await observe(namespace, async () => {
-        await kubectl('scale', 'deployment/web', `--replicas=${replicas - 2}`, '-n', namespace);
-        await settled(namespace, replicas - 2, 'nginx:1.28');
-      });
-      assert.ok(scaleIn.minInService >= replicas - 2, `in service never below ${replicas - 2}: ${JSON.stringify(scaleIn)}`);
-      assert.deepEqual([scaleIn.created, scaleIn.deleted, scaleIn.maxLeavingBeyond], [0, 2, 0], `a scale-in by 2 removes exactly 2 pods: ${JSON.stringify(scaleIn)}`);
+          const scaleIn = await observe(namespace, async () => {
+            await kubectl('scale', 'deployment/web', `--replicas=${replicas - 2}`, '-n', namespace);
+            await settled(namespace, replicas - 2, 'nginx:1.28');
+          });
+          assert.ok(scaleIn.minInService >= replicas - 2, `in service never below ${replicas - 2}: ${JSON.stringify(scaleIn)}`);
+          assert.deepEqual([scaleIn.created, scaleIn.deleted, scaleIn.maxLeavingBeyond], [0, 2, 0], `a scale-in by 2 removes exactly 2 pods: ${JSON.stringify(scaleIn)}`);
+        });
+      }
     });
   }
 
