@@ -118,7 +118,7 @@ export interface StatefulSet {
     updateStrategy?: { type?: string; rollingUpdate?: { partition?: number; maxUnavailable?: IntOrPercent } };
     [field: string]: unknown;
   };
-  status?: { updateRevision?: string; currentRevision?: string; [field: string]: unknown };
+  status?: { observedGeneration?: number; updateRevision?: string; currentRevision?: string; [field: string]: unknown };
   [field: string]: unknown;
 }
 

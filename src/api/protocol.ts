@@ -148,6 +148,8 @@ export const GRACE_DELETE_REQUESTED_BY_ANNOTATION = 'gracedelete.kusionstack.io/
 export const HELD_POD_DELETED_ANNOTATION = 'gracedelete.kusionstack.io/held-pod-deleted';
 /** The identities kube-controller-manager's ReplicaSet controller writes as (per-controller credentials, or shared). */
 export const REPLICASET_CONTROLLER_USERS: readonly string[] = ['system:serviceaccount:kube-system:replicaset-controller', 'system:kube-controller-manager'];
+/** The identities kube-controller-manager's StatefulSet controller writes as (per-controller credentials, or shared). */
+export const STATEFULSET_CONTROLLER_USERS: readonly string[] = ['system:serviceaccount:kube-system:statefulset-controller', 'system:kube-controller-manager'];
 /**
  * CollaSet's record of a pod's status; Kuperator documents no format. Its update
  * adapter's whenFinish removes it together with UPDATE_INCLUDED_LABEL.

@@ -10,14 +10,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
+import { POD_DELETE_LIFECYCLE_ID, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
-import { DEPLOYMENTS, PODS, PODTRANSITIONRULES } from '../../src/kube/resources.ts';
+import { DEPLOYMENTS, PODS, PODTRANSITIONRULES, STATEFULSETS } from '../../src/kube/resources.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { resolveIntOrPercent } from '../../src/rollout/workload.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
-import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 
 const run = promisify(execFile);
 
@@ -161,15 +161,20 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     });
   }
 
-  test('a scale-in undone before its pods are deleted brings them back instead of replacing them', async () => {
-    const namespace = await deployment({ replicas: 3, maxSurge: 1, maxUnavailable: 0 });
-    // A rule that keeps the leaving pod in its checks long enough for the scale-up to arrive.
+  /** A rule that keeps a leaving pod in its PreCheck until it is labelled may-leave=yes. */
+  async function holdPreCheck(namespace: string): Promise<void> {
     await cluster.client.create(PODTRANSITIONRULES, {
       apiVersion: 'apps.kusionstack.io/v1alpha1',
       kind: 'PodTransitionRule',
       metadata: { name: 'hold', namespace },
       spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'hold', stage: 'PreCheck', labelCheck: { requires: { matchLabels: { 'may-leave': 'yes' } } } }] },
     } as KubeObject);
+  }
+
+  test('a scale-in undone before its pods are deleted brings them back instead of replacing them', async () => {
+    const namespace = await deployment({ replicas: 3, maxSurge: 1, maxUnavailable: 0 });
+    // Keeps the leaving pod in its checks long enough for the scale-up to arrive.
+    await holdPreCheck(namespace);
     const result = await observe(namespace, async () => {
       await kubectl('scale', 'deployment/web', '--replicas=2', '-n', namespace);
       await until(async () => (await cluster.client.list<Pod>(PODS, { namespace })).items, (pods) => pods.some((p) => p.metadata.labels?.[TO_DELETE_LABEL] !== undefined), 'a pod marked for the scale-in');
@@ -178,5 +183,47 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     });
     assert.deepEqual([result.created, result.deleted], [0, 0], `the marked pod came back: ${JSON.stringify(result)}`);
     assert.ok(result.minInService >= 2);
+  });
+
+  test('a StatefulSet scaled back up before its pod leaves keeps the pod: it never leaves traffic and is not deleted', async () => {
+    const namespace = `grace-${++namespaces}`;
+    await serviceNamespace(cluster, namespace);
+    await holdPreCheck(namespace);
+    await cluster.client.create(STATEFULSETS, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace },
+      spec: {
+        replicas: 3,
+        serviceName: 'web',
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'db', image: 'nginx:1.27' }] } },
+      },
+    });
+    await settled(namespace, 3, 'nginx:1.27');
+    const service = `${namespace}/web`;
+    await until(() => cluster.loadBalancer.isRegistered(service, 'db-2'), Boolean, 'db-2 in the load balancer');
+    const start = cluster.sandbox.resourceVersion;
+    const traffic = cluster.loadBalancer.history.length;
+    const db2 = () => cluster.client.get<Pod>(PODS, namespace, 'db-2');
+
+    await kubectl('scale', 'statefulset/db', '--replicas=2', '-n', namespace);
+    await until(db2, (p) => p.metadata.labels?.[idLabelKey('operating', POD_DELETE_LIFECYCLE_ID)] !== undefined, 'db-2 held in the PreCheck of its pod-delete lifecycle');
+    await kubectl('scale', 'statefulset/db', '--replicas=3', '-n', namespace);
+    await until(db2, (p) => p.metadata.labels?.[TO_DELETE_LABEL] === undefined && lifecycleLabels(p).length === 0, 'db-2 kept by its StatefulSet');
+    // Releasing the hold lets nothing go: nothing asks for db-2's deletion any more.
+    await kubectl('label', 'pod', 'db-2', 'may-leave=yes', '-n', namespace);
+    await until(db2, isServiceAvailable, 'db-2 in service');
+
+    const writes = cluster.sandbox.history!.records({ namespace, resource: 'pods', name: 'db-2', after: start });
+    assert.ok(
+      writes.every((r) => r.type !== 'DELETED' && !r.object.metadata.deletionTimestamp),
+      'db-2 was never deleted',
+    );
+    assert.ok(
+      writes.every((r) => (r.object as unknown as Pod).status?.conditions?.find((c) => c.type === SERVICE_READY_GATE)?.status !== 'False'),
+      'db-2 never had its traffic turned off',
+    );
+    assert.deepEqual(cluster.loadBalancer.history.slice(traffic).filter((change) => change.pod === 'db-2'), [], 'the load balancer never deregistered db-2');
   });
 });
