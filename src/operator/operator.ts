@@ -12,6 +12,7 @@ import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos, untilAborted } from '../kube/clock.ts';
+import { NANOS_PER_MILLI } from '../lifecycle/time.ts';
 import { keyOf } from '../kube/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { startProbeServer } from '../kube/health.ts';
@@ -71,6 +72,8 @@ export interface OperatorOptions {
   metricsAddress: string;
   probeAddress: string;
   lifecycleWorkers?: number;
+  /** --eviction-abandoned-after: how long an eviction nobody retries keeps its pod out of service (default 60 s). */
+  evictionAbandonedAfterMs?: number;
   /** SKIP_POD_TRANSITION_RULES: rule types every PodTransitionRule ignores (availablePolicy, labelCheck, webhook). */
   skipTransitionRuleTypes?: string;
   logger?: Logger;
@@ -108,7 +111,9 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const controllers = [
     lifecycleController({ ...common, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
     podDeletionController(common),
-    ...(options.featureGates.GracefulEviction ? [podEvictionController(common)] : []),
+    ...(options.featureGates.GracefulEviction
+      ? [podEvictionController({ ...common, ...(options.evictionAbandonedAfterMs !== undefined && { evictionAbandonedAfter: BigInt(Math.round(options.evictionAbandonedAfterMs)) * NANOS_PER_MILLI }) })]
+      : []),
   ];
   const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
