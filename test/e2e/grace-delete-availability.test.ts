@@ -3,7 +3,9 @@
 // namespaces of their own), replayed write by write from the sandbox's write log (every state the pods and
 // ReplicaSets went through, not samples): the pods in service never fall below `replicas - maxUnavailable`, the
 // pods not terminating never exceed `replicas + maxSurge`, no ReplicaSet ever has more pods leaving than its
-// scale-down asks (pods beyond its replicas), and exactly the expected pods are created and deleted.
+// scale-down asks (pods beyond its replicas), and exactly the expected pods are created and deleted. A user's
+// `kubectl delete pod` still goes through, gracefully; and a scale-in or a StatefulSet's scale-in undone while
+// its pod is held brings the pod back.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -160,6 +162,27 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
       }
     });
   }
+
+  test("a user's kubectl delete pod: the pod leaves through its pod-delete lifecycle and is replaced, one for one", async () => {
+    const namespace = await deployment({ replicas: 3, maxSurge: 1, maxUnavailable: 0 });
+    const [victim] = (await cluster.client.list<Pod>(PODS, { namespace })).items;
+    const name = victim!.metadata.name!;
+    await until(() => cluster.loadBalancer.isRegistered(`${namespace}/web`, name), Boolean, `${name} in the load balancer`);
+    let refusal = '';
+    const result = await observe(namespace, async () => {
+      await kubectl('delete', 'pod', name, '-n', namespace).catch((err: { stderr?: string }) => (refusal = err.stderr ?? ''));
+      await until(async () => (await cluster.client.list<Pod>(PODS, { namespace })).items, (pods) => !pods.some((p) => p.metadata.name === name), `${name} gone`, 30_000);
+      await settled(namespace, 3, 'nginx:1.27');
+    });
+    assert.match(refusal, /admission webhook "validating-pod\.apps\.kusionstack\.io" denied the request: failed to validate GraceDeleteWebhook, pod deletion process is underway and being managed by PodOpsLifecycle/);
+    assert.deepEqual([result.created, result.deleted], [1, 1], `one pod deleted, one created: ${JSON.stringify(result)}`);
+    assert.ok(result.maxActive <= 3, `never more than the 3 replicas: ${JSON.stringify(result)}`);
+    assert.ok(result.minInService >= 2, `only the deleted pod left service: ${JSON.stringify(result)}`);
+    const writes = cluster.sandbox.history!.records({ namespace, resource: 'pods', name });
+    assert.ok(writes.some((r) => r.object.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] === 'delete'), 'it went through the pod-delete lifecycle');
+    const deletedAt = writes.find((r) => r.type === 'DELETED' || r.object.metadata.deletionTimestamp)!.time;
+    assert.equal(cluster.loadBalancer.history.filter((h) => h.pod === name && h.at <= deletedAt).at(-1)?.change, 'deregister', 'out of traffic before it was deleted');
+  });
 
   /** A rule that keeps a leaving pod in its PreCheck until it is labelled may-leave=yes. */
   async function holdPreCheck(namespace: string): Promise<void> {
