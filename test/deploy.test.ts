@@ -328,6 +328,11 @@ const VALUE_CASES: Record<string, ValueCase> = {
       for (const arg of ['--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=4s']) assert.ok(container(o).args.includes(arg), arg);
     },
   },
+  evictionAbandonedAfter: {
+    values: { evictionAbandonedAfter: '2m' },
+    options: { evictionAbandonedAfter: '2m' },
+    check: (o) => assert.ok(container(o).args.includes('--eviction-abandoned-after=2m')),
+  },
   featureGates: {
     values: { featureGates: 'GraceDeleteWebhook=true' },
     options: { featureGates: 'GraceDeleteWebhook=true' },
@@ -437,7 +442,7 @@ test('every chart value reaches the rendered objects as the matching `podops man
   // The options `podops manifests` has flags for (the pod's resources, scheduling, annotations and labels are the chart's).
   const flags = ['--namespace', 'ops', '--image', options.image, '--image-pull-policy', options.imagePullPolicy, '--image-pull-secrets', options.imagePullSecrets.join(','), '--replicas', String(options.replicas), '--priority-class-name', options.priorityClassName, '--log-level', options.logLevel];
   flags.push('--leader-elect-lease-duration', options.leaderElection.leaseDuration, '--leader-elect-renew-deadline', options.leaderElection.renewDeadline, '--leader-elect-retry-period', options.leaderElection.retryPeriod);
-  flags.push('--feature-gates', options.featureGates, '--webhook-failure-policy', options.webhookFailurePolicy, '--webhook-timeout-seconds', String(options.webhookTimeoutSeconds), '--webhook-source-cidrs', options.webhookSourceCIDRs.join(','), '--no-admission-policy');
+  flags.push('--eviction-abandoned-after', options.evictionAbandonedAfter, '--feature-gates', options.featureGates, '--webhook-failure-policy', options.webhookFailurePolicy, '--webhook-timeout-seconds', String(options.webhookTimeoutSeconds), '--webhook-source-cidrs', options.webhookSourceCIDRs.join(','), '--no-admission-policy');
   flags.push('--webhook-client-ca-secret', options.webhookClientCASecret, '--webhook-client-names', options.webhookClientNames, '--cert-manager', '--cert-manager-issuer', 'ClusterIssuer/corp-ca');
   flags.push('--service-monitor', '--service-monitor-interval', options.serviceMonitorInterval, '--no-pod-disruption-budget');
   const { code, stdout, stderr } = await runCli(['manifests', ...flags]);

@@ -1,6 +1,8 @@
 // The parts of Kubernetes objects that podops reads, as plain JSON (what an AdmissionReview or a
 // REST response carries). Unknown fields are kept by everything that passes objects through.
 
+import type { LabelSelector } from './selector.ts';
+
 export interface OwnerReference {
   apiVersion: string;
   kind: string;
@@ -70,6 +72,53 @@ export interface Service {
   kind?: string;
   metadata: ObjectMeta;
   spec?: { selector?: Record<string, string> | null; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+/** The IntOrString of a rolling update: a count, or a percentage of the replicas (`"25%"`). */
+export type IntOrPercent = number | string;
+
+export interface WorkloadCondition {
+  type: string;
+  status: ConditionStatus | string;
+  reason?: string;
+  message?: string;
+  [field: string]: unknown;
+}
+
+export interface Deployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    replicas?: number;
+    selector?: LabelSelector;
+    strategy?: { type?: string; rollingUpdate?: { maxSurge?: IntOrPercent; maxUnavailable?: IntOrPercent } };
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+}
+
+export interface ReplicaSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { replicas?: number; selector?: LabelSelector; [field: string]: unknown };
+  status?: { replicas?: number; conditions?: WorkloadCondition[]; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+export interface StatefulSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    replicas?: number;
+    ordinals?: { start?: number };
+    updateStrategy?: { type?: string; rollingUpdate?: { partition?: number; maxUnavailable?: IntOrPercent } };
+    [field: string]: unknown;
+  };
+  status?: { observedGeneration?: number; updateRevision?: string; currentRevision?: string; [field: string]: unknown };
   [field: string]: unknown;
 }
 

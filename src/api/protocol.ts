@@ -140,8 +140,16 @@ export const GRACE_DELETE_TIMESTAMP_ANNOTATION = 'gracedelete.kusionstack.io/del
  * deletion asked by the pod's ReplicaSet controller is a scale-down and is held to what the scale-down asks.
  */
 export const GRACE_DELETE_REQUESTED_BY_ANNOTATION = 'gracedelete.kusionstack.io/requested-by';
+/**
+ * podops' addition, on a ReplicaSet whose create was refused for the Deployment's surge bound: Unix nanoseconds
+ * of the deletion of a pod GraceDelete held. The write makes the ReplicaSet controller try again at once rather
+ * than after its backoff.
+ */
+export const HELD_POD_DELETED_ANNOTATION = 'gracedelete.kusionstack.io/held-pod-deleted';
 /** The identities kube-controller-manager's ReplicaSet controller writes as (per-controller credentials, or shared). */
 export const REPLICASET_CONTROLLER_USERS: readonly string[] = ['system:serviceaccount:kube-system:replicaset-controller', 'system:kube-controller-manager'];
+/** The identities kube-controller-manager's StatefulSet controller writes as (per-controller credentials, or shared). */
+export const STATEFULSET_CONTROLLER_USERS: readonly string[] = ['system:serviceaccount:kube-system:statefulset-controller', 'system:kube-controller-manager'];
 /**
  * CollaSet's record of a pod's status; Kuperator documents no format. Its update
  * adapter's whenFinish removes it together with UPDATE_INCLUDED_LABEL.

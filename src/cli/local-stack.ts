@@ -35,6 +35,8 @@ export interface LocalStackOptions {
   admissionControlConfigFile?: string;
   /** Run the operator in this process (default), or leave it to the caller (e.g. as a separate process). */
   operator?: 'in-process' | 'external';
+  /** The in-process operator's --eviction-abandoned-after, in milliseconds (default 60 s). */
+  evictionAbandonedAfterMs?: number;
   /** Where the example load balancer reports traffic changes. */
   log: (line: string) => void;
   logger?: Logger;
@@ -102,6 +104,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
         webhook: { host: '127.0.0.1', port: 0, hosts: LOCAL_WEBHOOK_HOSTS, secretName: CERT_SECRET },
         metricsAddress: '127.0.0.1:0',
         probeAddress: '127.0.0.1:0',
+        ...(options.evictionAbandonedAfterMs !== undefined && { evictionAbandonedAfterMs: options.evictionAbandonedAfterMs }),
         logger,
       },
       signal,

@@ -16,13 +16,13 @@ import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { NANOS_PER_MILLI, NANOS_PER_SECOND } from '../lifecycle/time.ts';
 import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
-import { KeySerializer } from './key-serializer.ts';
+import { KeySerializer } from '../kube/key-serializer.ts';
 import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_EVICTION_CONTROLLER_NAME = 'podeviction-controller';
 
-/** kubectl drain retries every 5 s, the cluster autoscaler every 10 s: a minute of silence is a stopped drain. */
-export const EVICTION_ABANDONED_AFTER = 60n * NANOS_PER_SECOND;
+/** kubectl drain retries every 5 s, the cluster autoscaler every 10 s: by default a minute of silence is a stopped drain. */
+export const DEFAULT_EVICTION_ABANDONED_AFTER = 60n * NANOS_PER_SECOND;
 /** How soon a pod waiting for room in its budgets is looked at again (the budgets change without a pod write). */
 const BUDGET_RECHECK_MS = 2000;
 
@@ -39,13 +39,14 @@ export class PodEvictionReconciler implements Reconciler {
     const cached = this.#options.pods.get(namespace, name);
     if (!cached || isDeleting(cached) || !isControlled(cached) || !wantsEviction(cached)) return;
     const now = (this.#options.now ?? nowNanos)();
-    if (evictionAbandoned(cached, now, EVICTION_ABANDONED_AFTER)) {
+    const abandonedAfter = this.#options.evictionAbandonedAfter ?? DEFAULT_EVICTION_ABANDONED_AFTER;
+    if (evictionAbandoned(cached, now, abandonedAfter)) {
       const back = withdraw(podEvictionAdapter, cached, { label: TO_EVICT_LABEL, annotations: [EVICTION_REQUESTED_ANNOTATION] }).pod;
       await writePod(this.#options.client, cached, back);
-      this.#options.events?.event(cached, 'Normal', 'EvictionAbandoned', `nobody retried the eviction for ${EVICTION_ABANDONED_AFTER / NANOS_PER_SECOND} s: the pod returns to service`);
+      this.#options.events?.event(cached, 'Normal', 'EvictionAbandoned', `nobody retried the eviction for ${Number(abandonedAfter / NANOS_PER_MILLI) / 1000} s: the pod returns to service`);
       return;
     }
-    const untilAbandoned = { requeueAfterMs: Math.max(1, Number(untilEvictionAbandoned(cached, now, EVICTION_ABANDONED_AFTER) / NANOS_PER_MILLI) + 1) };
+    const untilAbandoned = { requeueAfterMs: Math.max(1, Number(untilEvictionAbandoned(cached, now, abandonedAfter) / NANOS_PER_MILLI) + 1) };
     if (isDuringOps(podEvictionAdapter, cached)) return untilAbandoned;
     return this.#budgets.run(namespace ?? '', async () => {
       // Read live: the cache may not hold the lifecycle another worker just began.

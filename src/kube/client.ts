@@ -72,6 +72,16 @@ function networkFailure(err: NodeJS.ErrnoException & { reason?: string }): strin
 }
 
 export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
+
+/** What a request answers, or undefined when the object is not there (404). */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
 export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
 export const isGone = (err: unknown): boolean => err instanceof ApiError && err.code === 410;

@@ -13,6 +13,9 @@ export const isControlled = (pod: Pod): boolean => pod.metadata.labels?.[CONTROL
 
 export const isDeleting = (pod: Pod): boolean => pod.metadata.deletionTimestamp != null;
 
+/** Counted by the ReplicaSet controller (and the Deployment's surge): neither terminating nor finished. */
+export const isActive = (pod: Pod): boolean => !isDeleting(pod) && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+
 export const findCondition = (pod: Pod, type: string): PodCondition | undefined =>
   pod.status?.conditions?.find((c) => c.type === type);
 

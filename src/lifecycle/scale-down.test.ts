@@ -1,11 +1,12 @@
 // A ReplicaSet's scale-down as GraceDelete counts it: refused deletes never add up to more pods leaving than
-// the scale-down asks, users' deletes always leave, and a scale-up brings back the pods marked last.
+// the scale-down asks, users' deletes always leave, and a scale-up brings back the pods marked last. A
+// StatefulSet's controller's delete stands while the ordinal is out of range or the revision is due for update.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Pod } from '../api/kube.ts';
+import type { Pod, StatefulSet } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
-import { leavesForScaleDown, scaleDown, scaleDownWantsMore } from './scale-down.ts';
+import { leavesForScaleDown, leavesForStatefulSet, scaleDown, scaleDownWantsMore, statefulSetKeeps } from './scale-down.ts';
 
 const RS_CONTROLLER = 'system:serviceaccount:kube-system:replicaset-controller';
 
@@ -64,5 +65,46 @@ describe('scaleDown', () => {
   test('the shared kube-controller-manager identity counts as the ReplicaSet controller too', () => {
     assert.equal(leavesForScaleDown(pod('a', { at: 1, by: 'system:kube-controller-manager' })), true);
     assert.equal(leavesForScaleDown(pod('a', { at: 1, by: 'system:serviceaccount:kube-system:statefulset-controller' })), false);
+  });
+});
+
+describe('statefulSetKeeps', () => {
+  const SS_CONTROLLER = 'system:serviceaccount:kube-system:statefulset-controller';
+  const set = (spec: StatefulSet['spec'], status: StatefulSet['status'] = {}, generation = 2): StatefulSet => ({
+    metadata: { name: 'db', generation },
+    spec,
+    status: { observedGeneration: generation, updateRevision: 'db-new', ...status },
+  });
+  const member = (ordinal: number, revision = 'db-new', phase?: string): Pod => {
+    const p = pod(`db-${ordinal}`, { at: 1, by: SS_CONTROLLER }, phase ? { phase } : {});
+    p.metadata.labels!['controller-revision-hash'] = revision;
+    return p;
+  };
+
+  test('a scale-in wants the ordinals at or beyond the replicas; scaled back up, the pod is kept', () => {
+    assert.equal(statefulSetKeeps(set({ replicas: 2 }), member(2)), undefined);
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }), member(2)), 'StatefulSet db has 3 replicas and db-2 is at its update revision db-new');
+    assert.equal(leavesForStatefulSet(member(2)), true);
+    assert.equal(leavesForScaleDown(member(2)), false);
+  });
+
+  test('ordinals counted from spec.ordinals.start', () => {
+    assert.equal(statefulSetKeeps(set({ replicas: 2, ordinals: { start: 5 } }), member(6)), 'StatefulSet db has 2 replicas and db-6 is at its update revision db-new');
+    assert.equal(statefulSetKeeps(set({ replicas: 2, ordinals: { start: 5 } }), member(7)), undefined);
+    assert.equal(statefulSetKeeps(set({ replicas: 2, ordinals: { start: 5 } }), member(4)), undefined);
+  });
+
+  test('a rolling update wants a pod at an old revision at or above the partition; rolled back, it is kept', () => {
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }), member(1, 'db-old')), undefined);
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }, { updateRevision: 'db-old' }), member(1, 'db-old')), 'StatefulSet db has 3 replicas and db-1 is at its update revision db-old');
+    assert.equal(statefulSetKeeps(set({ replicas: 3, updateStrategy: { rollingUpdate: { partition: 2 } } }), member(1, 'db-old')), 'StatefulSet db has 3 replicas and db-1 is not due for an update');
+    assert.equal(statefulSetKeeps(set({ replicas: 3, updateStrategy: { type: 'OnDelete' } }), member(1, 'db-old')), 'StatefulSet db has 3 replicas and db-1 is not due for an update');
+  });
+
+  test('a finished pod is replaced; a status behind the spec, or a pod of no ordinal of this set, cannot tell', () => {
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }), member(1, 'db-new', 'Failed')), undefined);
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }, { observedGeneration: 1 }), member(2)), undefined, 'the controller deletes before it writes its status');
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }), pod('other-1', { at: 1, by: SS_CONTROLLER })), undefined);
+    assert.equal(statefulSetKeeps(set({ replicas: 3 }, { updateRevision: undefined }), member(1)), undefined, 'no update revision yet');
   });
 });

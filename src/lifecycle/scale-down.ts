@@ -1,22 +1,33 @@
-// What a ReplicaSet's scale-down still asks for. The ReplicaSet controller deletes `active - replicas` pods and,
-// when GraceDelete refuses a delete, tries again, possibly on another pod: without a count, each refused pod
-// would start a pod-delete lifecycle of its own and leave, more than the scale-down asked. So a deletion asked
-// by the ReplicaSet controller is wanted only while the pods already leaving do not cover the excess; pods a
-// user deletes always leave, and count towards it. Marks come from webhook calls that may run at once; what
-// binds is the lifecycle: the pod-deletion controller begins a scale-down pod's lifecycle (the step that can
-// take it out of traffic) only when it is not surplus, one ReplicaSet at a time.
+// Whether a workload controller's deletion, held by GraceDelete, is still wanted.
+//
+// A ReplicaSet's scale-down: the ReplicaSet controller deletes `active - replicas` pods and, when GraceDelete
+// refuses a delete, tries again, possibly on another pod: without a count, each refused pod would start a
+// pod-delete lifecycle of its own and leave, more than the scale-down asked. So a deletion asked by the
+// ReplicaSet controller is wanted only while the pods already leaving do not cover the excess; pods a user
+// deletes always leave, and count towards it. Marks come from webhook calls that may run at once; what binds is
+// the lifecycle: the pod-deletion controller begins a scale-down pod's lifecycle (the step that can take it out
+// of traffic) only when it is not surplus, one ReplicaSet at a time.
+//
+// A StatefulSet's: its controller names the pod it means (an ordinal beyond the replicas, or a pod at an old
+// revision in a rolling update), so one delete marks one pod; but the reason can go away while the pod is held
+// (scaled back up, rolled back), and then the pod stays.
 
-import type { Pod } from '../api/kube.ts';
-import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, REPLICASET_CONTROLLER_USERS, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
-import { isDeleting } from './pod.ts';
+import type { Pod, StatefulSet } from '../api/kube.ts';
+import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, REPLICASET_CONTROLLER_USERS, STATEFULSET_CONTROLLER_USERS, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
+import { isActive } from './pod.ts';
 
-/** The ReplicaSet controller's own count: pods not terminating and not finished. */
-const isActive = (pod: Pod): boolean => !isDeleting(pod) && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+const requestedBy = (pod: Pod): string => pod.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION] ?? '';
+
+/** Whether a delete came from a workload controller, which asks for a count or a reason, not for the pod itself. */
+export const isWorkloadController = (user: string): boolean => REPLICASET_CONTROLLER_USERS.includes(user) || STATEFULSET_CONTROLLER_USERS.includes(user);
 
 const isLeaving = (pod: Pod): boolean => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
 /** Whether the pod leaves because its ReplicaSet controller deleted it (a scale-down), not a user. */
-export const leavesForScaleDown = (pod: Pod): boolean => REPLICASET_CONTROLLER_USERS.includes(pod.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION] ?? '');
+export const leavesForScaleDown = (pod: Pod): boolean => REPLICASET_CONTROLLER_USERS.includes(requestedBy(pod));
+
+/** Whether the pod leaves because its StatefulSet controller deleted it (a scale-in or a rolling update), not a user. */
+export const leavesForStatefulSet = (pod: Pod): boolean => STATEFULSET_CONTROLLER_USERS.includes(requestedBy(pod));
 
 /** The pod-delete lifecycle has begun: from then on the pod may be out of traffic. */
 const begun = (pod: Pod): boolean => pod.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] !== undefined;
@@ -54,3 +65,28 @@ export function scaleDown(replicas: number, pods: readonly Pod[]): ScaleDown {
 
 /** Whether one more pod should start leaving for the scale-down (the ReplicaSet controller's delete of a pod not leaving yet). */
 export const scaleDownWantsMore = ({ excess, leaving }: ScaleDown): boolean => leaving.length < excess;
+
+/** The StatefulSet controller's revision label on its pods. */
+const REVISION_LABEL = 'controller-revision-hash';
+
+/**
+ * Why the StatefulSet controller no longer wants its pod deleted, or undefined while it does: the pod's ordinal
+ * is outside the set's range (a scale-in), the pod finished (it is replaced), or, in a RollingUpdate, the pod is at
+ * or above the partition with a revision other than the update revision. A set whose status is behind its spec
+ * (the controller deletes before it writes its status) cannot tell yet: the deletion stands until it can.
+ */
+export function statefulSetKeeps(set: StatefulSet, pod: Pod): string | undefined {
+  const setName = set.metadata.name ?? '';
+  const match = /^(.*)-(\d+)$/.exec(pod.metadata.name ?? '');
+  if (!match || match[1] !== setName) return undefined;
+  if ((set.status?.observedGeneration ?? 0) < (set.metadata.generation ?? 0)) return undefined;
+  const index = Number(match[2]) - (set.spec?.ordinals?.start ?? 0);
+  const replicas = set.spec?.replicas ?? 1;
+  if (index < 0 || index >= replicas || !isActive(pod)) return undefined;
+  const revision = pod.metadata.labels?.[REVISION_LABEL];
+  const updateRevision = set.status?.updateRevision;
+  const rolling = (set.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+  const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
+  if (rolling && index >= partition && (revision === undefined || updateRevision === undefined || revision !== updateRevision)) return undefined;
+  return `StatefulSet ${setName} has ${replicas} replicas and ${pod.metadata.name} is ${rolling && index >= partition ? `at its update revision ${updateRevision}` : 'not due for an update'}`;
+}

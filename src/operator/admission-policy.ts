@@ -8,12 +8,13 @@
 //   to-delete;
 // - its webhook configurations: only the caBundle of each webhook;
 // - workloads and ReplicaSets: only the rollout settings a hold changes (paused, strategy, updateStrategy) and
-//   the RolloutLifecycle label and annotations; Jobs: only those of rollout hooks, and only to suspend them.
+//   the RolloutLifecycle label and annotations, and on ReplicaSets the annotation of GraceDelete's surge nudge;
+//   Jobs: only those of rollout hooks, and only to suspend them.
 // The expressions are CEL as the API server runs them (object and oldObject untyped), so every field that
 // may be absent is tested with has() first: an evaluation error would deny podops' own writes.
 
 import { RL_JOB_HOOK_LABEL, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_REQUESTED_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_REQUESTED_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, HELD_POD_DELETED_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
 
 export const ADMISSION_POLICY_NAME = 'podops-service-account-limits';
 
@@ -64,6 +65,8 @@ const podUpdate = (condition: string): string => `!variables.isPod || request.op
 /** Keys podops writes on workloads and ReplicaSets: the RolloutLifecycle label and its annotations. */
 const ROLLOUT_DOMAIN = RL_WORKLOAD_LABEL.slice(0, RL_WORKLOAD_LABEL.indexOf('/'));
 const ROLLOUT_KEYS = `^${regexQuote(ROLLOUT_DOMAIN)}/`;
+/** And on ReplicaSets, the annotation that sends one refused for its Deployment's surge bound back to work. */
+const REPLICASET_ANNOTATION_KEYS = `^(${regexQuote(ROLLOUT_DOMAIN)}/|${regexQuote(HELD_POD_DELETED_ANNOTATION)}$)`;
 
 /** The spec fields of Deployments, StatefulSets and DaemonSets other than the rollout settings a hold changes. */
 const WORKLOAD_SPEC_FIELDS = [
@@ -172,8 +175,8 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
             reason: 'Forbidden',
           },
           {
-            expression: `!(variables.isWorkload || variables.isReplicaSet) || (${onlyKeysChange('variables.oldLabels', 'variables.newLabels', ROLLOUT_KEYS)} && ${onlyKeysChange('variables.oldAnnotations', 'variables.newAnnotations', ROLLOUT_KEYS)})`,
-            message: `podops may only change the ${ROLLOUT_DOMAIN} labels and annotations of a workload or ReplicaSet`,
+            expression: `!(variables.isWorkload || variables.isReplicaSet) || (${onlyKeysChange('variables.oldLabels', 'variables.newLabels', ROLLOUT_KEYS)} && (variables.isReplicaSet ? ${onlyKeysChange('variables.oldAnnotations', 'variables.newAnnotations', REPLICASET_ANNOTATION_KEYS)} : ${onlyKeysChange('variables.oldAnnotations', 'variables.newAnnotations', ROLLOUT_KEYS)}))`,
+            message: `podops may only change the ${ROLLOUT_DOMAIN} labels and annotations of a workload or ReplicaSet, and a ReplicaSet's ${HELD_POD_DELETED_ANNOTATION} annotation`,
             reason: 'Forbidden',
           },
           {

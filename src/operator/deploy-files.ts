@@ -27,6 +27,7 @@ const LOG_LEVEL = 'helm-placeholder-log-level';
 const LEASE_DURATION = 'helm-placeholder-lease-duration';
 const RENEW_DEADLINE = 'helm-placeholder-renew-deadline';
 const RETRY_PERIOD = 'helm-placeholder-retry-period';
+const EVICTION_ABANDONED_AFTER = 'helm-placeholder-eviction-abandoned-after';
 const PRIORITY_CLASS = 'helm-placeholder-priority-class';
 const SCRAPE_INTERVAL = 'helm-placeholder-scrape-interval';
 /** A map or list value rendered with toYaml: `{ helm-placeholder-<name>: x }` in the generated objects. */
@@ -211,6 +212,7 @@ function chartTemplate(objects: readonly Record<string, unknown>[]): string {
     [LEASE_DURATION, '{{ .Values.leaderElection.leaseDuration }}'],
     [RENEW_DEADLINE, '{{ .Values.leaderElection.renewDeadline }}'],
     [RETRY_PERIOD, '{{ .Values.leaderElection.retryPeriod }}'],
+    [EVICTION_ABANDONED_AFTER, '{{ .Values.evictionAbandonedAfter }}'],
   ];
   for (const [placeholder, expression] of expressions) template = template.replaceAll(placeholder, expression);
   const left = /helm-placeholder-[\w-]+/.exec(template);
@@ -236,6 +238,7 @@ function templatedObjects(): Record<string, unknown>[] {
     logLevel: LOG_LEVEL,
     leaderElection: { leaseDuration: LEASE_DURATION, renewDeadline: RENEW_DEADLINE, retryPeriod: RETRY_PERIOD },
     featureGates: GATES,
+    evictionAbandonedAfter: EVICTION_ABANDONED_AFTER,
     webhookFailurePolicy: FAILURE_POLICY as ManifestOptions['webhookFailurePolicy'],
     webhookTimeoutSeconds: TIMEOUT,
     webhookSourceCIDRs: [CIDR],
@@ -297,6 +300,9 @@ ${yamlEntry('logLevel', D.logLevel)}
 ${yamlEntry('leaderElection', D.leaderElection)}
 # e.g. GraceDeleteWebhook=true
 featureGates: ""
+# Graceful evictions: a pod whose eviction nobody retried this long (a Go duration) returns to service. Keep it
+# above the retry interval of what evicts (kubectl drain 5s, the cluster autoscaler 10s).
+${yamlEntry('evictionAbandonedAfter', D.evictionAbandonedAfter)}
 webhooks:
   # Of the webhooks that fail closed by design: controlled pods (mutating-pod, validating-pod), PodTransitionRules
   # and RolloutLifecycles (mutating-generic, validating-generic), and workloads a RolloutLifecycle holds

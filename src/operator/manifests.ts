@@ -35,6 +35,8 @@ export interface ManifestOptions {
   leaderElection: { leaseDuration: string; renewDeadline: string; retryPeriod: string };
   /** Passed as --feature-gates, e.g. `GraceDeleteWebhook=true`. */
   featureGates: string;
+  /** --eviction-abandoned-after (a Go duration): a pod whose eviction nobody retried this long returns to service. */
+  evictionAbandonedAfter: string;
   /**
    * failurePolicy of the webhooks that fail closed by design (pods, podops' resources, hooked workloads).
    * A webhook that fails open by design (the pod-eviction webhook: podops down must never block a drain)
@@ -89,6 +91,7 @@ export const DEFAULT_MANIFEST_OPTIONS: ManifestOptions = {
   logLevel: 'info',
   leaderElection: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
   featureGates: '',
+  evictionAbandonedAfter: '60s',
   webhookFailurePolicy: 'Fail',
   webhookTimeoutSeconds: 5,
   webhookSourceCIDRs: [],
@@ -248,6 +251,7 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
     `--leader-elect-renew-deadline=${leaderElection.renewDeadline}`,
     `--leader-elect-retry-period=${leaderElection.retryPeriod}`,
     `--log-level=${options.logLevel}`,
+    `--eviction-abandoned-after=${options.evictionAbandonedAfter}`,
     // cert-manager's certificate, mounted; otherwise podops keeps its own in a Secret.
     options.certManager ? `--cert-dir=${WEBHOOK_CERTS_DIR}` : `--webhook-secret=${CERT_SECRET}`,
     ...(options.featureGates ? [`--feature-gates=${options.featureGates}`] : []),

@@ -9,6 +9,7 @@ import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos, untilAborted } from '../kube/clock.ts';
+import { NANOS_PER_MILLI } from '../lifecycle/time.ts';
 import { keyOf } from '../kube/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { startProbeServer } from '../kube/health.ts';
@@ -38,6 +39,7 @@ import { watchCertDir } from '../webhook/cert-dir.ts';
 import { CertificateManager } from '../webhook/certificate-manager.ts';
 import { genericRoute } from '../webhook/dispatch.ts';
 import { graceDelete } from '../webhook/grace-delete.ts';
+import { DeploymentSurgeAdmission } from '../webhook/deployment-surge.ts';
 import { mutatePodLifecycle, validatePodLifecycle } from '../webhook/pod-lifecycle.ts';
 import { requireShape, POD_SHAPE } from '../webhook/object-shape.ts';
 import { WebhookServer, type ClientAuthentication, type ServingCertificate } from '../webhook/server.ts';
@@ -69,6 +71,8 @@ export interface OperatorOptions {
   metricsAddress: string;
   probeAddress: string;
   lifecycleWorkers?: number;
+  /** --eviction-abandoned-after: how long an eviction nobody retries keeps its pod out of service (default 60 s). */
+  evictionAbandonedAfterMs?: number;
   /** SKIP_POD_TRANSITION_RULES: rule types every PodTransitionRule ignores (availablePolicy, labelCheck, webhook). */
   skipTransitionRuleTypes?: string;
   logger?: Logger;
@@ -106,7 +110,9 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const controllers = [
     lifecycleController({ ...common, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
     podDeletionController(common),
-    ...(options.featureGates.GracefulEviction ? [podEvictionController(common)] : []),
+    ...(options.featureGates.GracefulEviction
+      ? [podEvictionController({ ...common, ...(options.evictionAbandonedAfterMs !== undefined && { evictionAbandonedAfter: BigInt(Math.round(options.evictionAbandonedAfterMs)) * NANOS_PER_MILLI }) })]
+      : []),
   ];
   const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
@@ -209,10 +215,11 @@ function webhookRunnable(
   const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
   // Beside its API server on one host (podops up, a developer's laptop), loopback is where rule servers run.
   const loopbackIsCluster = serverOnLoopback(client.server);
+  const surge = new DeploymentSurgeAdmission({ client, now: nowNanos, logger: log });
   const validators = [
     shape.pod,
     validatePodLifecycle,
-    ...(options.featureGates.GraceDeleteWebhook ? [(r: Parameters<typeof graceDelete>[0]) => graceDelete(r, { client, now: nowNanos, logger: log })] : []),
+    ...(options.featureGates.GraceDeleteWebhook ? [(r: AdmissionRequest) => graceDelete(r, { client, now: nowNanos, logger: log }), (r: AdmissionRequest) => surge.admit(r)] : []),
   ];
   const serve = async (certificate: ServingCertificate): Promise<void> => {
     if (server) return server.setCertificate(certificate);

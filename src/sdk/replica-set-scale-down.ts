@@ -1,9 +1,9 @@
 // The scale-down of a pod's ReplicaSet, read live from the API server (not a cache: two refused deletes in a
 // row must each see the other's pod leaving).
 
-import type { OwnerReference, Pod } from '../api/kube.ts';
-import { labelSelectorString, type LabelSelector } from '../api/selector.ts';
-import { isNotFound, type KubeClient } from '../kube/client.ts';
+import type { OwnerReference, Pod, ReplicaSet } from '../api/kube.ts';
+import { labelSelectorString } from '../api/selector.ts';
+import { unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { PODS, REPLICASETS } from '../kube/resources.ts';
 import { scaleDown, type ScaleDown } from '../lifecycle/scale-down.ts';
 
@@ -11,18 +11,16 @@ import { scaleDown, type ScaleDown } from '../lifecycle/scale-down.ts';
 export const replicaSetOf = (pod: Pod): OwnerReference | undefined =>
   pod.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === 'ReplicaSet' && owner.apiVersion === 'apps/v1');
 
-type ReplicaSet = { metadata: { uid?: string; name?: string }; spec?: { replicas?: number; selector?: LabelSelector } };
+/** The ReplicaSet an owner reference names, or undefined when it is gone (or is another one by that name). */
+export async function readReplicaSet(client: KubeClient, namespace: string, owner: OwnerReference): Promise<ReplicaSet | undefined> {
+  const replicaSet = await unlessNotFound(client.get<ReplicaSet>(REPLICASETS, namespace, owner.name));
+  return replicaSet?.metadata.uid === owner.uid ? replicaSet : undefined;
+}
 
 /** The ReplicaSet's scale-down, or undefined when the ReplicaSet is gone (or is another one by that name). */
 export async function readScaleDown(client: KubeClient, namespace: string, owner: OwnerReference): Promise<(ScaleDown & { replicas: number }) | undefined> {
-  let replicaSet: ReplicaSet;
-  try {
-    replicaSet = await client.get<ReplicaSet>(REPLICASETS, namespace, owner.name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  if (replicaSet.metadata.uid !== owner.uid) return undefined;
+  const replicaSet = await readReplicaSet(client, namespace, owner);
+  if (!replicaSet) return undefined;
   const listed = await client.list<Pod>(PODS, { namespace, labelSelector: labelSelectorString(replicaSet.spec?.selector ?? {}) });
   const owned = listed.items.filter((pod) => pod.metadata.ownerReferences?.some((o) => o.controller === true && o.uid === owner.uid));
   const replicas = replicaSet.spec?.replicas ?? 1;

@@ -10,7 +10,9 @@
 // GraceDelete changes how a pod leaves, never how many: a delete by the pod's ReplicaSet controller (a
 // scale-down) starts a lifecycle only while the pods already leaving do not cover what the scale-down asks;
 // otherwise it is refused without a mark, and the ReplicaSet controller's retry finds the count met once the
-// leaving pod is gone (src/lifecycle/scale-down.ts). A user's delete always marks the pod.
+// leaving pod is gone (src/lifecycle/scale-down.ts). A delete by a pod's StatefulSet controller marks it, and the
+// pod-deletion controller brings it back should the StatefulSet stop wanting it gone. A user's delete always marks
+// the pod.
 
 import type { Pod } from '../api/kube.ts';
 import { GRACE_DELETE_MESSAGE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_WEBHOOK_NAME, REPLICASET_CONTROLLER_USERS, TO_DELETE_LABEL } from '../api/protocol.ts';
@@ -18,7 +20,7 @@ import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
 import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
-import { scaleDownWantsMore } from '../lifecycle/scale-down.ts';
+import { isWorkloadController, scaleDownWantsMore } from '../lifecycle/scale-down.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
 import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
@@ -86,9 +88,9 @@ async function scaleDownCovered(client: KubeClient, pod: Pod, requestedBy: strin
   return `ReplicaSet ${owner.name} has ${scaleDown.excess} pod(s) beyond its ${scaleDown.replicas} replicas and ${leaving || 'no pod'} already leaving: ${pod.metadata.name} stays`;
 }
 
-/** A user's delete takes over one the ReplicaSet controller asked: the pod then leaves whatever the count says. */
+/** A user's delete takes over one a workload controller asked: the pod then leaves whatever the workload says. */
 const recordedRequester = (current: string | undefined, requestedBy: string): string =>
-  current === undefined || (REPLICASET_CONTROLLER_USERS.includes(current) && !REPLICASET_CONTROLLER_USERS.includes(requestedBy)) ? requestedBy : current;
+  current === undefined || (isWorkloadController(current) && !isWorkloadController(requestedBy)) ? requestedBy : current;
 
 async function markForDeletion(client: KubeClient, reviewed: Pod, at: Nanos, requestedBy: string): Promise<void> {
   const { namespace = '', name = '' } = reviewed.metadata;

@@ -1,6 +1,8 @@
 // `kubectl drain` made graceful: evictions of controlled pods wait for their pod-eviction lifecycle (traffic off,
 // PodTransitionRules), so under a `maxUnavailableValue: 1` rule the pods of a drained node leave service one at a
-// time, each deregistered from the load balancer before it is deleted, and the drain ends normally. With
+// time, each deregistered from the load balancer before it is deleted, and the drain ends normally; with a
+// PodDisruptionBudget as well, a pod leaves service only while the budget has room for it. A drain that gives up
+// while a pod is out of service leaves it so only until the eviction counts as abandoned: the pod comes back. With
 // podops stopped, nodes drain as without it.
 
 import assert from 'node:assert/strict';
@@ -8,9 +10,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, POD_EVICTION_LIFECYCLE_ID, idLabelKey } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, POD_EVICTION_LIFECYCLE_ID, PROTECTION_FINALIZER_PREFIX, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
-import { DEPLOYMENTS, NAMESPACES, PODS, PODTRANSITIONRULES, SERVICES } from '../../src/kube/resources.ts';
+import { DEPLOYMENTS, EVENTS, NAMESPACES, PODDISRUPTIONBUDGETS, PODS, PODTRANSITIONRULES, SERVICES } from '../../src/kube/resources.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
@@ -19,25 +21,51 @@ import { clusterWithOperatorProcess } from './operator-process.ts';
 
 const run = promisify(execFile);
 
-const deployment = (namespace: string, name: string, controlled: boolean): KubeObject => ({
+const HOLD_FINALIZER = `${PROTECTION_FINALIZER_PREFIX}/held-by-test`;
+
+const deployment = (namespace: string, name: string, controlled: boolean, replicas = 3): KubeObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace },
   spec: {
-    replicas: 3,
+    replicas,
     selector: { matchLabels: { app: name } },
     template: { metadata: { labels: { app: name, tier: 'web', ...(controlled && { 'kusionstack.io/control': 'true' }) } }, spec: { containers: [{ name, image: 'nginx:1.27' }] } },
   },
 });
 
-/** The node holding the most pods of the namespace, and its pods. */
-async function busiestNode(cluster: Cluster, namespace: string): Promise<{ node: string; pods: Pod[] }> {
+/** The node holding the most pods of the namespace, and its pods; of the nodes holding pods of every app in `apps`. */
+async function busiestNode(cluster: Cluster, namespace: string, apps: readonly string[] = []): Promise<{ node: string; pods: Pod[] }> {
   const pods = (await cluster.client.list<Pod>(PODS, { namespace })).items;
   const byNode = new Map<string, Pod[]>();
   for (const pod of pods) byNode.set(pod.spec?.nodeName as string, [...(byNode.get(pod.spec?.nodeName as string) ?? []), pod]);
-  const [node, onIt] = [...byNode].sort((a, b) => b[1].length - a[1].length)[0]!;
+  const holdingAll = [...byNode].filter(([, onIt]) => apps.every((app) => onIt.some((p) => p.metadata.labels?.app === app)));
+  assert.ok(holdingAll.length > 0, `a node holds pods of ${apps.join(' and ')}`);
+  const [node, onIt] = holdingAll.sort((a, b) => b[1].length - a[1].length)[0]!;
   return { node, pods: onIt };
 }
+
+/** The most pods of the namespace out of service at once during the records after `start` (leaving for an eviction, or terminating). */
+function maxOutOfService(cluster: Cluster, namespace: string, start: number): number {
+  const pods = new Map<string, Pod>();
+  let maxOut = 0;
+  for (const record of cluster.sandbox.history!.records({ namespace, resource: 'pods' })) {
+    if (record.type === 'DELETED') pods.delete(record.name);
+    else pods.set(record.name, record.object as unknown as Pod);
+    if (record.resourceVersion <= start) continue;
+    const out = [...pods.values()].filter((p) => p.metadata.labels?.[idLabelKey('operation-type', POD_EVICTION_LIFECYCLE_ID)] !== undefined && (!isPodReady(p) || p.metadata.deletionTimestamp));
+    maxOut = Math.max(maxOut, out.length);
+  }
+  return maxOut;
+}
+
+/** A PodTransitionRule letting at most `max` pods of the tier out of service at a time. */
+const unavailableRule = (namespace: string, max: number): KubeObject => ({
+  apiVersion: 'apps.kusionstack.io/v1alpha1',
+  kind: 'PodTransitionRule',
+  metadata: { name: 'budget', namespace },
+  spec: { selector: { matchLabels: { tier: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue: max } }] },
+});
 
 describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, () => {
   let cluster: Cluster;
@@ -56,12 +84,7 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
       metadata: { name: 'api', namespace, labels: { [CONTROL_LABEL]: 'true' } },
       spec: { selector: { app: 'api' }, ports: [{ port: 80, targetPort: 8080 }] },
     });
-    await cluster.client.create(PODTRANSITIONRULES, {
-      apiVersion: 'apps.kusionstack.io/v1alpha1',
-      kind: 'PodTransitionRule',
-      metadata: { name: 'one-at-a-time', namespace },
-      spec: { selector: { matchLabels: { tier: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue: 1 } }] },
-    } as KubeObject);
+    await cluster.client.create(PODTRANSITIONRULES, unavailableRule(namespace, 1));
     for (const name of ['web', 'api']) await cluster.client.create(DEPLOYMENTS, deployment(namespace, name, true));
     await until(
       async () => (await cluster.client.list<Pod>(PODS, { namespace })).items,
@@ -69,9 +92,9 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
       'six pods in service and in the load balancer',
       30_000,
     );
-    const { node, pods: drained } = await busiestNode(cluster, namespace);
+    const { node, pods: drained } = await busiestNode(cluster, namespace, ['web', 'api']);
     const log = cluster.sandbox.history!;
-    const start = log.records().length;
+    const start = cluster.sandbox.resourceVersion;
 
     const { stdout } = await kubectl('drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=120s');
     for (const pod of drained) assert.match(stdout, new RegExp(`pod/${pod.metadata.name} evicted`));
@@ -79,17 +102,7 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
 
     // Replay the pods: never more than one of the rule's pods out of service at once (a pod in its eviction
     // lifecycle that left service, or one evicted and terminating).
-    const pods = new Map<string, Pod>();
-    let maxOut = 0;
-    for (const [index, record] of log.records().entries()) {
-      if (record.resource !== 'pods' || record.namespace !== namespace) continue;
-      if (record.type === 'DELETED') pods.delete(record.name);
-      else pods.set(record.name, record.object as unknown as Pod);
-      if (index < start) continue;
-      const out = [...pods.values()].filter((p) => p.metadata.labels?.[idLabelKey('operation-type', POD_EVICTION_LIFECYCLE_ID)] !== undefined && (!isPodReady(p) || p.metadata.deletionTimestamp));
-      maxOut = Math.max(maxOut, out.length);
-    }
-    assert.equal(maxOut, 1, 'one pod out of service at a time');
+    assert.equal(maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
 
     for (const pod of drained) {
       const name = pod.metadata.name!;
@@ -98,6 +111,92 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
       assert.equal(last?.change, 'deregister', `${name} was deregistered before it was deleted`);
     }
     await kubectl('uncordon', node);
+  });
+
+  test('with a PodDisruptionBudget stricter than the rule, a pod leaves service only while the budget has room for it', async () => {
+    const namespace = 'drain-budget';
+    await serviceNamespace(cluster, namespace);
+    // The rule would let two pods out at once; the budget (five pods, at least four healthy) allows one: two out
+    // of service would leave neither evictable. One at a time, and the next only once the last one's replacement
+    // is Ready.
+    await cluster.client.create(PODTRANSITIONRULES, unavailableRule(namespace, 2));
+    await cluster.client.create(PODDISRUPTIONBUDGETS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web', namespace },
+      spec: { minAvailable: 4, selector: { matchLabels: { app: 'web' } } },
+    });
+    await cluster.client.create(DEPLOYMENTS, deployment(namespace, 'web', true, 5));
+    await until(async () => (await cluster.client.list<Pod>(PODS, { namespace })).items, (pods) => pods.length === 5 && pods.every(isPodReady), 'five pods in service', 30_000);
+    const { node, pods: drained } = await busiestNode(cluster, namespace);
+    assert.ok(drained.length >= 2, `the drained node holds ${drained.length} pods: two or more take turns`);
+    const start = cluster.sandbox.resourceVersion;
+
+    const { stdout } = await kubectl('drain', node, '--ignore-daemonsets', '--timeout=120s');
+    for (const pod of drained) assert.match(stdout, new RegExp(`pod/${pod.metadata.name} evicted`));
+    assert.match(stdout, new RegExp(`node/${node} drained`));
+
+    // Replay the pods: never fewer than the budget's four Ready (not terminating), never two out at once.
+    const pods = new Map<string, Pod>();
+    let minReady = Infinity;
+    for (const record of cluster.sandbox.history!.records({ namespace, resource: 'pods' })) {
+      if (record.type === 'DELETED') pods.delete(record.name);
+      else pods.set(record.name, record.object as unknown as Pod);
+      if (record.resourceVersion > start) minReady = Math.min(minReady, [...pods.values()].filter((p) => isPodReady(p) && !p.metadata.deletionTimestamp).length);
+    }
+    assert.ok(minReady >= 4, `never fewer than 4 pods Ready: ${minReady}`);
+    assert.equal(maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
+    await kubectl('uncordon', node);
+  });
+});
+
+describe('an interrupted kubectl drain', { skip: skipWithoutKubectl }, () => {
+  let cluster: Cluster;
+  before(async () => {
+    // Evictions nobody retries for 3 s are abandoned (kubectl retries every 5 s: this is for a drain that gave up).
+    cluster = await startCluster({ startDelayMs: 150, nodes: 2, evictionAbandonedAfterMs: 3000 });
+  });
+  after(() => cluster.stop());
+
+  test('a pod out of service when the drain gave up returns to service once its eviction is abandoned', async () => {
+    const namespace = 'interrupted';
+    await serviceNamespace(cluster, namespace);
+    await cluster.client.create(DEPLOYMENTS, deployment(namespace, 'web', true, 1));
+    const service = `${namespace}/web`;
+    const [pod] = await until(
+      async () => (await cluster.client.list<Pod>(PODS, { namespace })).items,
+      (pods) => pods.length === 1 && cluster.loadBalancer.isRegistered(service, pods[0]!.metadata.name!),
+      'the pod in the load balancer',
+      30_000,
+    );
+    const name = pod!.metadata.name!;
+    // A cooperation controller that never lets go: the pod leaves traffic but cannot be evicted.
+    const finalizers = (await cluster.client.get<Pod>(PODS, namespace, name)).metadata.finalizers;
+    await cluster.client.patch(PODS, namespace, name, 'json', finalizers ? [{ op: 'add', path: '/metadata/finalizers/-', value: HOLD_FINALIZER }] : [{ op: 'add', path: '/metadata/finalizers', value: [HOLD_FINALIZER] }]);
+    const traffic = cluster.loadBalancer.history.length;
+
+    await assert.rejects(
+      run(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, 'drain', pod!.spec!.nodeName!, '--ignore-daemonsets', '--timeout=3s']),
+      (err: Error & { stderr?: string }) => /Cannot evict pod yet: podops takes it out of service first/.test(err.stderr ?? ''),
+    );
+    const abandoned = await until(
+      async () => (await cluster.client.list<KubeObject & { reason?: string; involvedObject?: { name?: string }; message?: string }>(EVENTS, { namespace })).items,
+      (events) => events.some((e) => e.reason === 'EvictionAbandoned' && e.involvedObject?.name === name),
+      'the EvictionAbandoned event',
+      30_000,
+    );
+    assert.equal(abandoned.find((e) => e.reason === 'EvictionAbandoned')?.message, 'nobody retried the eviction for 3 s: the pod returns to service');
+    await until(() => cluster.loadBalancer.isRegistered(service, name), Boolean, 'the pod back in the load balancer', 30_000);
+    assert.deepEqual(
+      cluster.loadBalancer.history.slice(traffic).filter((change) => change.pod === name).map((change) => change.change),
+      ['deregister', 'register'],
+      'out of traffic for the eviction, then back',
+    );
+    const live = await cluster.client.get<Pod>(PODS, namespace, name);
+    assert.equal(live.metadata.uid, pod!.metadata.uid, 'the same pod, never evicted');
+    assert.equal(live.metadata.labels?.[TO_EVICT_LABEL], undefined);
+    const at = live.metadata.finalizers?.indexOf(HOLD_FINALIZER) ?? -1;
+    await cluster.client.patch(PODS, namespace, name, 'json', [{ op: 'test', path: `/metadata/finalizers/${at}`, value: HOLD_FINALIZER }, { op: 'remove', path: `/metadata/finalizers/${at}` }]);
   });
 });
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
 import { RL_JOB_HOOK_LABEL, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
@@ -127,6 +127,10 @@ describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
     const replicaSet = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'held-1', namespace: 'default', labels: { app: 'held' } }, spec: { replicas: 2 } } as KubeObject & { spec: Record<string, unknown> };
     allowed(updateOf('replicasets', replicaSet, (rs) => (rs.metadata.labels = { ...(rs.metadata.labels as Record<string, string>), [RL_WORKLOAD_LABEL]: 'held' })));
     deniedFor(updateOf('replicasets', replicaSet, (rs) => (rs.spec.replicas = 9)), /may not change a ReplicaSet's spec/);
+    // GraceDelete's nudge of a ReplicaSet refused for its Deployment's surge: that annotation, on ReplicaSets only.
+    allowed(updateOf('replicasets', replicaSet, (rs) => (rs.metadata.annotations = { [HELD_POD_DELETED_ANNOTATION]: '1700000000000000000' })));
+    deniedFor(updateOf('replicasets', replicaSet, (rs) => (rs.metadata.annotations = { team: 'x' })), /labels and annotations of a workload/);
+    deniedFor(updateOf('deployments', deployment, (d) => (d.metadata.annotations = { [HELD_POD_DELETED_ANNOTATION]: '1700000000000000000' })), /labels and annotations of a workload/);
 
     const jobs = { group: 'batch', version: 'v1', resource: 'jobs' };
     const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'held-pre', namespace: 'default', labels: { [RL_JOB_HOOK_LABEL]: 'pre' } }, spec: { backoffLimit: 0, template: {} } as Record<string, unknown> };

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { stringify } from 'yaml';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { DEFAULT_MANIFEST_OPTIONS, manifests } from '../../operator/manifests.ts';
-import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { UsageError, durationFlag, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops manifests [options] | kubectl apply -f -
 
@@ -18,6 +18,7 @@ ${optionsHelp([
   ['--image IMAGE', `the operator's image (default ${DEFAULT_MANIFEST_OPTIONS.image};`, 'build it with the Dockerfile at the repository root)'],
   ['--replicas N', `operator replicas (default ${DEFAULT_MANIFEST_OPTIONS.replicas}; they elect a leader, all serve webhooks)`],
   ['--feature-gates LIST', 'feature gates as NAME=true|false pairs, e.g. GraceDeleteWebhook=true'],
+  ['--eviction-abandoned-after D', 'passed to the operator: a pod whose eviction nobody retried this long returns', `to service (default ${DEFAULT_MANIFEST_OPTIONS.evictionAbandonedAfter})`],
   ['--webhook-source-cidrs LIST', "add a NetworkPolicy admitting only these CIDRs (the control plane's) to the", 'webhook port; metrics and probes stay open'],
   ['--no-admission-policy', "leave out the ValidatingAdmissionPolicy that limits podops' ServiceAccount", '(needed before Kubernetes 1.30)'],
   ['--webhook-client-ca-secret NAME', "a Secret in --namespace whose ca.crt signs the API server's webhook client", 'certificate: only callers presenting such a certificate are served'],
@@ -39,13 +40,6 @@ ${optionsHelp([
 ])}`;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
-
-/** Milliseconds of a Go-style duration as the operator's flags take it (`500ms`, `15s`, `1m`). */
-function durationMs(flag: string, value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
-  if (!match) throw new UsageError(`${flag} must be a duration such as 500ms, 15s or 1m, got "${value}"`);
-  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
-}
 
 function isCidr(text: string): boolean {
   const slash = text.lastIndexOf('/');
@@ -71,6 +65,7 @@ export const manifestsCommand: Command = {
         'leader-elect-renew-deadline': { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.leaderElection.renewDeadline },
         'leader-elect-retry-period': { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.leaderElection.retryPeriod },
         'feature-gates': { type: 'string', default: '' },
+        'eviction-abandoned-after': { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.evictionAbandonedAfter },
         'webhook-failure-policy': { type: 'string', default: DEFAULT_MANIFEST_OPTIONS.webhookFailurePolicy },
         'webhook-timeout-seconds': { type: 'string', default: String(DEFAULT_MANIFEST_OPTIONS.webhookTimeoutSeconds) },
         'webhook-source-cidrs': { type: 'string', default: '' },
@@ -99,11 +94,12 @@ export const manifestsCommand: Command = {
     if (pullPolicy && !['Always', 'IfNotPresent', 'Never'].includes(pullPolicy)) throw new UsageError(`--image-pull-policy must be Always, IfNotPresent or Never, got "${pullPolicy}"`);
     if (!LOG_LEVELS.includes(values['log-level'])) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${values['log-level']}"`);
     // The operator refuses these at start (as client-go does): refuse them here, before a crash-looping install.
-    const lease = durationMs('--leader-elect-lease-duration', values['leader-elect-lease-duration']);
-    const renew = durationMs('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']);
-    const retry = durationMs('--leader-elect-retry-period', values['leader-elect-retry-period']);
+    const lease = durationFlag('--leader-elect-lease-duration', values['leader-elect-lease-duration']);
+    const renew = durationFlag('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']);
+    const retry = durationFlag('--leader-elect-retry-period', values['leader-elect-retry-period']);
     if (lease <= renew) throw new UsageError('--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline');
     if (renew <= retry * 1.2) throw new UsageError('--leader-elect-renew-deadline must be longer than 1.2 x --leader-elect-retry-period');
+    if (durationFlag('--eviction-abandoned-after', values['eviction-abandoned-after']) <= 0) throw new UsageError('--eviction-abandoned-after must be longer than 0');
     const failurePolicy = values['webhook-failure-policy'];
     if (failurePolicy !== 'Fail' && failurePolicy !== 'Ignore') throw new UsageError(`--webhook-failure-policy must be Fail or Ignore, got "${failurePolicy}"`);
     const timeout = Number(values['webhook-timeout-seconds']);
@@ -127,6 +123,7 @@ export const manifestsCommand: Command = {
       logLevel: values['log-level'],
       leaderElection: { leaseDuration: values['leader-elect-lease-duration'], renewDeadline: values['leader-elect-renew-deadline'], retryPeriod: values['leader-elect-retry-period'] },
       featureGates: values['feature-gates'],
+      evictionAbandonedAfter: values['eviction-abandoned-after'],
       webhookFailurePolicy: failurePolicy,
       webhookTimeoutSeconds: timeout,
       webhookSourceCIDRs: cidrs,

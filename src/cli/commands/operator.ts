@@ -23,6 +23,7 @@ ${optionsHelp([
   ['--leader-elect-renew-deadline D', 'how long the leader keeps trying to renew before stepping down (default 10s)'],
   ['--leader-elect-retry-period D', 'the wait between attempts to acquire or renew the lease (default 2s)'],
   ['--feature-gates LIST', 'feature gates as NAME=true|false pairs, e.g. GraceDeleteWebhook=true'],
+  ['--eviction-abandoned-after D', 'a pod whose eviction nobody retried this long returns to service (default 60s;', 'keep it above the retry interval of what evicts: kubectl drain 5s, cluster autoscaler 10s)'],
   ['--webhook-host HOST', 'address the webhook server binds (default 0.0.0.0)'],
   ['--webhook-port PORT', 'webhook server port (default 9443)'],
   ['--cert-dir DIR', 'serve tls.crt/tls.key from DIR (reloaded on change) instead of self-managed certificates'],
@@ -73,6 +74,7 @@ export const operatorCommand: Command = {
         'leader-elect-renew-deadline': { type: 'string', default: '10s' },
         'leader-elect-retry-period': { type: 'string', default: '2s' },
         'feature-gates': { type: 'string' },
+        'eviction-abandoned-after': { type: 'string', default: '60s' },
         'webhook-host': { type: 'string', default: '0.0.0.0' },
         'webhook-port': { type: 'string', default: '9443' },
         'cert-dir': { type: 'string' },
@@ -99,6 +101,8 @@ export const operatorCommand: Command = {
       renewDeadlineMs: durationFlag('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']),
       retryPeriodMs: durationFlag('--leader-elect-retry-period', values['leader-elect-retry-period']),
     };
+    const evictionAbandonedAfterMs = durationFlag('--eviction-abandoned-after', values['eviction-abandoned-after']);
+    if (evictionAbandonedAfterMs <= 0) throw new UsageError('--eviction-abandoned-after must be longer than 0');
     const namespace = values.namespace ?? io.env.POD_NAMESPACE ?? 'podops-system';
     const inCluster = !values.kubeconfig && !io.env.KUBECONFIG && io.env.KUBERNETES_SERVICE_HOST !== undefined;
     const client = KubeClient.load({ ...(values.kubeconfig && { kubeconfig: values.kubeconfig }), ...(values.context && { context: values.context }), inCluster, env: io.env });
@@ -123,6 +127,7 @@ export const operatorCommand: Command = {
           ...(values['cert-dir'] && { certDir: values['cert-dir'] }),
           ...(clientAuthentication && { clientAuthentication }),
         },
+        evictionAbandonedAfterMs,
         metricsAddress: values['metrics-bind-address'],
         probeAddress: values['health-probe-bind-address'],
         ...(io.env.SKIP_POD_TRANSITION_RULES && { skipTransitionRuleTypes: io.env.SKIP_POD_TRANSITION_RULES }),

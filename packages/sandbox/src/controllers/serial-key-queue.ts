@@ -1,6 +1,19 @@
 // The key queue of the sandbox's in-process controllers: a key queued twice is processed once; a failed
-// key is retried after a growing delay; one key is processed at a time. (Not podops' rate-limited
-// WorkQueue of src/kube: the sandbox imports nothing from the rest of podops.)
+// key is retried after a growing delay, reset once it succeeds; one key is processed at a time. (Not
+// podops' rate-limited WorkQueue of src/kube: the sandbox imports nothing from the rest of podops.)
+
+/** The delay before the retry of a key that failed `failures` times in a row. */
+export type RetryDelay = (failures: number) => number;
+
+/** The sandbox's own retries: 10 ms doubling, at most a second. */
+const quickRetry: RetryDelay = (failures) => Math.min(5 * 2 ** failures, 1000);
+
+/**
+ * kube-controller-manager's DefaultControllerRateLimiter, per key: 5 ms doubling with each failure, at most
+ * 1000 s (its overall 10 qps bucket aside). A key that keeps failing is retried ever more rarely; only an
+ * event about its object brings it back sooner.
+ */
+export const controllerManagerRetry: RetryDelay = (failures) => Math.min(5 * 2 ** (failures - 1), 1_000_000);
 
 export class SerialKeyQueue {
   readonly #pending = new Set<string>();
@@ -8,13 +21,15 @@ export class SerialKeyQueue {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #process: (key: string) => Promise<void>;
   readonly #onError: (key: string, err: unknown) => void;
+  readonly #retryDelay: RetryDelay;
   #running = false;
   #stopped = false;
   #idle: (() => void)[] = [];
 
-  constructor(process: (key: string) => Promise<void>, onError: (key: string, err: unknown) => void = () => {}) {
+  constructor(process: (key: string) => Promise<void>, { onError = () => {}, retryDelay = quickRetry }: { onError?: (key: string, err: unknown) => void; retryDelay?: RetryDelay } = {}) {
     this.#process = process;
     this.#onError = onError;
+    this.#retryDelay = retryDelay;
   }
 
   add(key: string): void {
@@ -60,7 +75,7 @@ export class SerialKeyQueue {
         const failures = (this.#failures.get(key) ?? 0) + 1;
         this.#failures.set(key, failures);
         this.#onError(key, err);
-        this.addAfter(key, Math.min(5 * 2 ** failures, 1000));
+        this.addAfter(key, this.#retryDelay(failures));
       }
     }
     this.#running = false;

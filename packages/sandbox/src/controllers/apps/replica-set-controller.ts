@@ -3,7 +3,8 @@
 // in the real ranking order; adopts matching orphans and releases pods that stopped matching; waits on
 // expectations for its own writes; reports replicas, fullyLabeledReplicas, readyReplicas,
 // availableReplicas (after minReadySeconds), observedGeneration and a ReplicaFailure condition; retries
-// a failed create or delete (a webhook's denial) with the queue's backoff.
+// a failed create or delete (a webhook's denial) with kube-controller-manager's backoff (5 ms doubling per
+// failure, up to 1000 s, reset on success): only a change to the ReplicaSet or its pods brings it back sooner.
 
 import { cloneJson, isJsonObject, jsonEqual, keyOf, objectKey, type JsonObject, type KubeObject } from '../../meta/object.ts';
 import { formatTimestamp } from '../../meta/time.ts';
@@ -11,7 +12,7 @@ import { matchesLabels } from '../../selectors/labels.ts';
 import type { StoreEvent } from '../../storage/store.ts';
 import { followStore, type Controller, type ControllerContext } from '../in-process-controller.ts';
 import { EventRecorder } from '../event-recorder.ts';
-import { SerialKeyQueue } from '../serial-key-queue.ts';
+import { controllerManagerRetry, SerialKeyQueue } from '../serial-key-queue.ts';
 import { claimObjects, controllerRefOf, newControllerRef, type OwnerKind } from './controller-ref.ts';
 import { ControllerIndex } from './controller-index.ts';
 import { errorText, isNotFound, namespaceTerminating, PodControl, podsResource } from './pod-control.ts';
@@ -271,7 +272,7 @@ export const replicaSetController: Controller = {
       if (manageError !== undefined) throw manageError;
     };
 
-    const queue = new SerialKeyQueue(sync);
+    const queue = new SerialKeyQueue(sync, { retryDelay: controllerManagerRetry });
     const observe = (event: StoreEvent): void => {
       podIndex.observe(event);
       replicaSetIndex.observe(event);

@@ -1,5 +1,6 @@
-// Decisions that read and then write several objects (the pods of one ReplicaSet, the budgets of one
-// namespace) made one at a time per key, while a controller's workers run other keys in parallel.
+// Decisions that read several objects and then act (the pods of one ReplicaSet, the budgets of one namespace,
+// the pods of one Deployment) made one at a time per key, while a controller's workers or concurrent webhook
+// requests go on with other keys in parallel.
 
 export class KeySerializer {
   /** Per key: the end of the last work queued. */

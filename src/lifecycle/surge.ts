@@ -1,0 +1,75 @@
+// The surge bound of a Deployment's rolling update with GraceDelete: never more than `replicas + maxSurge` pods
+// that are not terminating. The Deployment controller bounds the sum of its ReplicaSets' replicas, not their
+// pods: a pod GraceDelete holds (marked to leave, still running until its lifecycle lets it go) stays active
+// while the new ReplicaSet creates its replacement, and so does an old pod whose ReplicaSet was scaled down but
+// not yet deleted by the ReplicaSet controller (the controllers' own race, which shows without podops too). So
+// a create of a Deployment's pod by the ReplicaSet controller is admitted only while the Deployment's active
+// pods, with those admitted but not stored yet, stay below the bound; a refused create is retried by the
+// ReplicaSet controller, and a ReplicaSet whose create failed is nudged when a held pod is deleted.
+
+import type { Deployment, OwnerReference, Pod, ReplicaSet } from '../api/kube.ts';
+import { TO_DELETE_LABEL, TO_EVICT_LABEL } from '../api/protocol.ts';
+import { resolveIntOrPercent } from '../rollout/workload.ts';
+import { isActive } from './pod.ts';
+
+const controllerOf = (object: { metadata: { ownerReferences?: OwnerReference[] } }, kind: string): OwnerReference | undefined =>
+  object.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === kind && owner.apiVersion === 'apps/v1');
+
+/** The ReplicaSet's controlling Deployment, if it has one. */
+export const deploymentOf = (replicaSet: ReplicaSet): OwnerReference | undefined => controllerOf(replicaSet, 'Deployment');
+
+/** replicas + maxSurge of a RollingUpdate Deployment; undefined for Recreate, which never surges. */
+export function surgeLimit(deployment: Deployment): number | undefined {
+  const spec = deployment.spec;
+  if ((spec?.strategy?.type ?? 'RollingUpdate') !== 'RollingUpdate') return undefined;
+  const replicas = spec?.replicas ?? 1;
+  return replicas + resolveIntOrPercent(spec?.strategy?.rollingUpdate?.maxSurge, replicas, true, '25%');
+}
+
+/** The active pods of the Deployment's ReplicaSets. */
+function activePods(deployment: Deployment, replicaSets: readonly ReplicaSet[], pods: readonly Pod[]): Pod[] {
+  const owned = new Set(replicaSets.filter((rs) => deploymentOf(rs)?.uid === deployment.metadata.uid).map((rs) => rs.metadata.uid));
+  return pods.filter((pod) => isActive(pod) && pod.metadata.ownerReferences?.some((owner) => owner.controller === true && owned.has(owner.uid)));
+}
+
+/** The names of pods admitted for creation that the listed pods do not show yet: still on their way to storage. */
+export const notYetStored = (admitted: Iterable<string>, pods: readonly Pod[]): string[] => {
+  const stored = new Set(pods.map((pod) => pod.metadata.name));
+  return [...admitted].filter((name) => !stored.has(name));
+};
+
+export interface CreationRoom {
+  allowed: boolean;
+  /** Why not, for the refusal the ReplicaSet controller records. */
+  why: string;
+}
+
+/**
+ * Whether the Deployment has room for one more pod: its active pods and the `pending` creations admitted but not
+ * stored yet stay below replicas + maxSurge. A Recreate Deployment always has room (its controller waits for the
+ * old pods to be gone before it creates).
+ */
+export function creationRoom(deployment: Deployment, replicaSets: readonly ReplicaSet[], pods: readonly Pod[], pending: number): CreationRoom {
+  const limit = surgeLimit(deployment);
+  if (limit === undefined) return { allowed: true, why: '' };
+  const active = activePods(deployment, replicaSets, pods);
+  const counted = active.length + pending;
+  if (counted < limit) return { allowed: true, why: '' };
+  const leaving = active.filter((pod) => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined || pod.metadata.labels?.[TO_EVICT_LABEL] !== undefined).length;
+  const replicas = deployment.spec?.replicas ?? 1;
+  return {
+    allowed: false,
+    why:
+      `Deployment ${deployment.metadata.name ?? ''} has ${active.length} pods not terminating` +
+      `${pending > 0 ? ` and ${pending} being created` : ''}${leaving > 0 ? `, ${leaving} of them leaving through PodOpsLifecycle` : ''}; ` +
+      `replicas ${replicas} + maxSurge ${limit - replicas} allow ${limit}: the pod is created once one is gone`,
+  };
+}
+
+/** The ReplicaSet's last create failed (its ReplicaFailure condition, reason FailedCreate): it waits out a backoff before it tries again. */
+export const createFailed = (replicaSet: ReplicaSet): boolean =>
+  replicaSet.status?.conditions?.some((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate') ?? false;
+
+/** The Deployment's ReplicaSets to nudge when one of its pods has gone: those whose create failed. */
+export const replicaSetsAwaitingRoom = (deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] =>
+  replicaSets.filter((rs) => deploymentOf(rs)?.uid === deployment.metadata.uid && createFailed(rs));

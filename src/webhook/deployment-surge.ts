@@ -1,0 +1,90 @@
+// GraceDelete's surge bound (feature gate GraceDeleteWebhook): the ReplicaSet controller's create of a
+// controlled pod of a RollingUpdate Deployment is refused while the Deployment already has replicas + maxSurge
+// pods that are not terminating, pods GraceDelete holds included (src/lifecycle/surge.ts). The ReplicaSet
+// controller retries; the pod-deletion controller nudges it when a held pod is deleted.
+//
+// Decisions are made one Deployment at a time, and an admitted create is remembered until the API server shows
+// its pod (or ADMITTED_FOR has passed: a later webhook or the storage may have refused it): creates reviewed at
+// once never both take the last room. That memory is this process's own; with several podops replicas serving
+// the webhook, two creates reviewed at the same moment by two replicas can.
+//
+// The memory is fed by reviews, which anyone reaching the webhook port can send: a review counts only when its
+// pod's owner reference carries the live ReplicaSet's uid (readReplicaSet), known only to those who can read it.
+//
+// The bound is a count, not a safety rule: when the Deployment or its pods cannot be read, the create is let
+// through with a warning rather than held.
+
+import type { Pod } from '../api/kube.ts';
+import { GRACE_DELETE_WEBHOOK_NAME, REPLICASET_CONTROLLER_USERS } from '../api/protocol.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { KeySerializer } from '../kube/key-serializer.ts';
+import type { Logger } from '../kube/log.ts';
+import { isControlled } from '../lifecycle/pod.ts';
+import { creationRoom, notYetStored, surgeLimit } from '../lifecycle/surge.ts';
+import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
+import { readDeploymentOf, readDeploymentPods } from '../sdk/deployment-surge.ts';
+import { replicaSetOf } from '../sdk/replica-set-scale-down.ts';
+import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
+
+/** How long an admitted create counts while its pod does not show: longer than the rest of any create request takes. */
+const ADMITTED_FOR = 10n * NANOS_PER_SECOND;
+
+export interface DeploymentSurgeOptions {
+  client: KubeClient;
+  now: () => Nanos;
+  logger?: Logger;
+}
+
+export class DeploymentSurgeAdmission {
+  readonly #options: DeploymentSurgeOptions;
+  readonly #decisions = new KeySerializer();
+  /** Per Deployment (uid): the pods admitted and not seen stored yet, with when. */
+  readonly #admitted = new Map<string, Map<string, Nanos>>();
+
+  constructor(options: DeploymentSurgeOptions) {
+    this.#options = options;
+  }
+
+  async admit(request: AdmissionRequest): Promise<Verdict> {
+    if (request.operation !== 'CREATE' || request.subResource) return allowed();
+    const pod = request.object as Pod | undefined;
+    const owner = pod?.metadata && replicaSetOf(pod);
+    if (!pod || !owner || !isControlled(pod) || !REPLICASET_CONTROLLER_USERS.includes(request.userInfo?.username ?? '')) return allowed();
+    const { client, logger } = this.#options;
+    const namespace = request.namespace ?? pod.metadata.namespace ?? '';
+    // The validating phase sees the generated name.
+    const name = pod.metadata.name ?? request.name ?? request.uid;
+    try {
+      const deployment = await readDeploymentOf(client, namespace, owner);
+      if (!deployment?.metadata.uid || surgeLimit(deployment) === undefined) return allowed();
+      const uid = deployment.metadata.uid;
+      return await this.#decisions.run(uid, async () => {
+        const { replicaSets, pods } = await readDeploymentPods(client, deployment);
+        const pending = this.#pending(uid, pods);
+        const room = creationRoom(deployment, replicaSets, pods, pending.size);
+        if (room.allowed && !request.dryRun) pending.set(name, this.#options.now());
+        if (pending.size > 0) this.#admitted.set(uid, pending);
+        return room.allowed ? allowed() : denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${room.why}`);
+      });
+    } catch (err) {
+      logger?.warn({ err, pod: `${namespace}/${name}` }, "cannot check the Deployment's surge bound: the create goes through");
+      return allowed(undefined, [`podops could not check the Deployment's surge bound (${(err as Error).message}): the pod is created without it`]);
+    }
+  }
+
+  /**
+   * The Deployment's admitted creates whose pods do not show yet. Expired ones are forgotten, every Deployment's
+   * (one deleted meanwhile is never decided on again), and so is the Deployment's record until it is stored again.
+   */
+  #pending(deploymentUid: string, pods: readonly Pod[]): Map<string, Nanos> {
+    const now = this.#options.now();
+    for (const [uid, admitted] of this.#admitted) {
+      for (const [name, at] of admitted) if (now - at >= ADMITTED_FOR) admitted.delete(name);
+      if (admitted.size === 0) this.#admitted.delete(uid);
+    }
+    const admitted = this.#admitted.get(deploymentUid);
+    this.#admitted.delete(deploymentUid);
+    const waiting = new Set(notYetStored(admitted?.keys() ?? [], pods));
+    return new Map([...(admitted ?? [])].filter(([name]) => waiting.has(name)));
+  }
+}
