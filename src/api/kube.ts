@@ -78,6 +78,20 @@ export interface Service {
 /** The IntOrString of a rolling update: a count, or a percentage of the replicas (`"25%"`). */
 export type IntOrPercent = number | string;
 
+/**
+ * An IntOrString of a rolling update against the replicas, as the Kubernetes controllers resolve them:
+ * surge rounds up, unavailability down.
+ */
+/** `value` as read from an object: a number, a percentage string, or absent (anything else counts as 0). */
+export function resolveIntOrPercent(value: unknown, replicas: number, roundUp: boolean, fallback: string): number {
+  const given = value ?? fallback;
+  if (typeof given === 'number') return given;
+  const percent = /^(\d+)%$/.exec(String(given));
+  if (!percent) return 0;
+  const exact = (Number(percent[1]) * replicas) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
 export interface WorkloadCondition {
   type: string;
   status: ConditionStatus | string;

@@ -7,9 +7,8 @@
 // pods, with those admitted but not stored yet, stay below the bound; a refused create is retried by the
 // ReplicaSet controller, and a ReplicaSet whose create failed is nudged when a held pod is deleted.
 
-import type { Deployment, OwnerReference, Pod, ReplicaSet } from '../api/kube.ts';
+import { resolveIntOrPercent, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../api/kube.ts';
 import { TO_DELETE_LABEL, TO_EVICT_LABEL } from '../api/protocol.ts';
-import { resolveIntOrPercent } from '../rollout/workload.ts';
 import { isActive } from './pod.ts';
 
 const controllerOf = (object: { metadata: { ownerReferences?: OwnerReference[] } }, kind: string): OwnerReference | undefined =>

@@ -2,7 +2,8 @@
 // replaces each with a pod of the new template. Never more at once than the user's maxUnavailable allows,
 // counting pods already unavailable, and never past the point being stepped to.
 
-import { resolveIntOrPercent, type JsonObject, type Settings } from './workload.ts';
+import { resolveIntOrPercent } from '../api/kube.ts';
+import type { JsonObject, Settings } from './workload.ts';
 
 export interface DaemonPod {
   name: string;

@@ -8,7 +8,6 @@ import {
   holdSettings,
   normalizedTemplate,
   reachableReplicas,
-  resolveIntOrPercent,
   sameTemplate,
   settingsOf,
   templateHash,
@@ -124,17 +123,6 @@ describe('holdSettings: DaemonSet', () => {
   test("the user's OnDelete is theirs", () => {
     const user = { updateStrategy: { type: 'OnDelete' } };
     assert.equal(holdSettings('DaemonSet', user, { type: 'step', count: 2 }, context(5)), user);
-  });
-});
-
-describe('resolveIntOrPercent', () => {
-  test('an int as it is, a percentage rounded up or down, the fallback when absent, 0 when unreadable', () => {
-    assert.equal(resolveIntOrPercent(3, 10, true, '25%'), 3);
-    assert.equal(resolveIntOrPercent('25%', 10, true, '0'), 3);
-    assert.equal(resolveIntOrPercent('25%', 10, false, '0'), 2);
-    assert.equal(resolveIntOrPercent(undefined, 10, true, '25%'), 3);
-    assert.equal(resolveIntOrPercent(null, 10, false, '1'), 0);
-    assert.equal(resolveIntOrPercent('x', 10, true, '25%'), 0);
   });
 });
 

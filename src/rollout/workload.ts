@@ -10,6 +10,7 @@
 // - DaemonSet: `updateStrategy.type: OnDelete`; podops replaces old pods itself (see daemonset.ts).
 
 import { createHash } from 'node:crypto';
+import { resolveIntOrPercent } from '../api/kube.ts';
 import type { WorkloadKind } from '../api/rolloutlifecycle.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -79,19 +80,6 @@ export const sameTemplate = (a: Json, b: Json): boolean => JSON.stringify(normal
 
 /** podops' identity of a pod template: it names hook Jobs, so it must not change with how the template is read. */
 export const templateHash = (template: Json): string => createHash('sha256').update(JSON.stringify(normalizedTemplate(template))).digest('hex').slice(0, 10);
-
-/**
- * An IntOrString of a rolling update against the replicas, as the Kubernetes controllers resolve them:
- * surge rounds up, unavailability down.
- */
-export function resolveIntOrPercent(value: Json | undefined, replicas: number, roundUp: boolean, fallback: string): number {
-  const given = value ?? fallback;
-  if (typeof given === 'number') return given;
-  const percent = /^(\d+)%$/.exec(String(given));
-  if (!percent) return 0;
-  const exact = (Number(percent[1]) * replicas) / 100;
-  return roundUp ? Math.ceil(exact) : Math.floor(exact);
-}
 
 export type Hold =
   /** No pod moves to the new revision (any more). */

@@ -23,7 +23,8 @@ import { daemonSetMaxUnavailable, daemonSetReplacements } from './daemonset.ts';
 import { applyPatch, NAME, NAMESPACE, template, UID } from './fixtures.test-support.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, observeRollout, type ControllerRevision, type ObservedRollout, type ReplicaSetLike } from './observe.ts';
 import { planRollout, type Plan } from './plan.ts';
-import { HOLD_FIELDS, holdSettings, resolveIntOrPercent, templateHash, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
+import { resolveIntOrPercent } from '../api/kube.ts';
+import { HOLD_FIELDS, holdSettings, templateHash, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
 
 const START = Date.parse('2025-03-01T10:00:00Z');
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,7 +16,7 @@ import { POD_DELETE_LIFECYCLE_ID, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKe
 import type { KubeObject } from '../../src/kube/client.ts';
 import { DEPLOYMENTS, PODS, PODTRANSITIONRULES, STATEFULSETS } from '../../src/kube/resources.ts';
 import { isPodReady } from '../../src/lifecycle/pod.ts';
-import { resolveIntOrPercent } from '../../src/rollout/workload.ts';
+import { resolveIntOrPercent } from '../../src/api/kube.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
 import { isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
