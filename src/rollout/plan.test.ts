@@ -402,12 +402,21 @@ describe('planRollout: rollover', () => {
 
   test('a rollback starts from the progress the earlier revision already has', () => {
     const d = heldAtHalf();
-    d.plan({ templateHash: H2, stamp: stampOf(H2, 'ROLLBACK'), newAvailable: 3 });
+    d.plan({ templateHash: H2, stamp: { ...stampOf(H2, 'ROLLBACK'), from: 'web-v2' }, newAvailable: 3 });
     assert.equal(d.rollout?.type, 'ROLLBACK');
+    // From the revision the rollback abandons, not the one the held rollout came from (where it goes back to).
+    assert.equal(d.rollout?.fromRevision, 'web-v2');
     assert.deepEqual(d.created.slice(3), [job('pre', H2)]);
     d.finish(job('pre', H2), 'Succeeded');
     const plan = d.plan();
     assert.deepEqual(plan.createJobs, [{ hook: 'smoke', name: job('smoke', H2), point: 2 }, { hook: 'load', name: job('load', H2), point: 2 }]);
+  });
+
+  test('a rollback from a template that never got a revision has no from', () => {
+    const d = heldAtHalf();
+    const { from: _none, ...unrevisioned } = stampOf(H2, 'ROLLBACK');
+    // A StatefulSet's status names the revision its pods run now: the one the rollback goes back to.
+    assert.equal(d.plan({ templateHash: H2, stamp: unrevisioned, fromRevision: 'web-v1', newAvailable: 3 }).rollout?.fromRevision, undefined);
   });
 
   test('back to a template whose hooks a rollover cancelled: a new rollout, its hooks under new names', () => {

@@ -115,9 +115,9 @@ function currentRollout(input: PlanInput, points: readonly Point[]): { record: R
     return { record: rollout.phase === 'Complete' ? { ...rollout } : { ...rollout, replicas: o.replicas, newAvailable: o.newAvailable }, started: false };
   }
   // A rollover keeps the revision the unfinished rollout started from (its pods still run it); a rollback
-  // comes from the template it replaces.
+  // comes from the revision it abandons, as the webhook stamped it (none when that template never got one).
   const type = stamp?.type ?? 'ROLLOUT';
-  const from = rollout && rollout.phase !== 'Complete' && type === 'ROLLOUT' ? rollout.fromRevision : (stamp?.from ?? o.fromRevision);
+  const from = type === 'ROLLBACK' ? stamp?.from : rollout && rollout.phase !== 'Complete' ? rollout.fromRevision : (stamp?.from ?? o.fromRevision);
   const startTime = stamp?.changedAt ?? input.now;
   const record: RolloutRecord = {
     id: stamp?.id ?? rolloutId(o.templateHash, startTime),
