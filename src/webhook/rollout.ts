@@ -10,7 +10,7 @@ import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKL
 import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
 import { hookJob, hookJobName } from '../rollout/jobs.ts';
 import { observeRollout, type ControllerRevision, type ReplicaSetLike } from '../rollout/observe.ts';
-import { defaultRolloutLifecycle, validateRolloutLifecycle } from '../rollout/validate.ts';
+import { defaultRolloutLifecycle, validateRolloutLifecycle, validateRolloutLifecycleUpdate } from '../rollout/validate.ts';
 import { sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { validationMessage } from '../transition/validate.ts';
@@ -94,7 +94,8 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
   const rl = request.object as RolloutLifecycle | undefined;
   if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
-  const errors = validateRolloutLifecycle(rl);
+  const previous = request.oldObject as RolloutLifecycle | undefined;
+  const errors = [...validateRolloutLifecycle(rl), ...(request.operation === 'UPDATE' && previous?.metadata ? validateRolloutLifecycleUpdate(rl, previous) : [])];
   // One RolloutLifecycle per workload is checked against the cache: it must hold every other one.
   if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the ${request.operation} of RolloutLifecycle ${rl.metadata.name}`));
   const target = rl.spec?.targetRef;
@@ -103,7 +104,6 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
     .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && o.spec?.targetRef?.kind === target?.kind && o.spec?.targetRef?.name === target?.name);
   if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
   if (errors.length > 0) return denied(validationMessage(errors));
-  const previous = request.oldObject as RolloutLifecycle | undefined;
   if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
   const hooks = rl.spec?.hooks ?? [];
   if (hooks.length > 0) {

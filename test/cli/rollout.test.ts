@@ -91,5 +91,10 @@ describe('podops rollout', () => {
     const negative = { backoffLimit: -1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'x' }] } } };
     assert.match(await create('server-says-no', { targetRef: { kind: 'Deployment', name: 'other' }, hooks: [hook('a', 0, negative as never)] }), /a Job of hook "a" is refused by the API server: .*backoffLimit/);
     assert.match(await create('second', { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [] }), /RolloutLifecycle web already targets it \(at most one per workload\)/);
+    const retarget = await cluster.client.patch(ROLLOUTLIFECYCLES, NS, 'web', 'merge', { spec: { targetRef: { name: 'other' } } }).then(
+      () => 'admitted',
+      (err: Error) => err.message,
+    );
+    assert.match(retarget, /spec\.targetRef: Invalid value: "Deployment\/other": field is immutable \(it targets Deployment\/web/);
   });
 });
