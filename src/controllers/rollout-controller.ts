@@ -130,13 +130,17 @@ export class RolloutReconciler implements Reconciler {
       observation: observed,
       ...(retry && { retry }),
     });
-    await this.#act(rl, kind, workload, observed, plan);
+    // Jobs first (a status never records a hook running without its Job), then the status, then the hold: a
+    // release drops the workload's stamp, and once the status records the rollout a restart cannot take it for
+    // a new one.
+    await this.#jobs(rl, kind, workload, observed, plan);
     await this.#writeStatus(rl, {
       target: `${kind}/${workload.metadata.name}`,
       conditions: plan.conditions,
       ...(plan.rollout && { rollout: plan.rollout }),
       hooks: plan.hooks,
     });
+    if (plan.hold) await this.#hold(kind, workload, observed, plan);
     for (const event of plan.events) {
       this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, event.type, event.reason, event.message);
       this.#options.events?.event({ ...workload, apiVersion: 'apps/v1', kind } as never, event.type, event.reason, event.message);
@@ -198,7 +202,8 @@ export class RolloutReconciler implements Reconciler {
     return listed;
   }
 
-  async #act(rl: RolloutLifecycle, kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
+  /** The hook Jobs the plan suspends, deletes and creates. */
+  async #jobs(rl: RolloutLifecycle, kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
     const { client } = this.#options;
     const namespace = workload.metadata.namespace ?? '';
     for (const job of plan.suspendJobs) await this.#ignoreGone(client.patch(JOBS, namespace, job, 'merge', { spec: { suspend: true } }));
@@ -230,7 +235,6 @@ export class RolloutReconciler implements Reconciler {
         if (!isAlreadyExists(err)) throw err;
       }
     }
-    if (plan.hold) await this.#hold(kind, workload, observed, plan);
   }
 
   /** The owner of a hook Job: the revision it runs for (pruned with it), or the workload before that exists. */
@@ -243,16 +247,17 @@ export class RolloutReconciler implements Reconciler {
   /** Puts the workload under the plan's hold (stashing the user's settings first), or gives it back. */
   async #hold(kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
     const hold = plan.hold ?? { type: 'release' };
-    if (hold.type === 'release') {
-      if (observed.held) await this.#release(kind, workload);
-      return;
-    }
     const settings = holdSettings(kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
     const fields = holdFieldOperations(kind, workload, settings);
-    if (!observed.held) {
-      // The first hold podops imposes (the webhook did not see the template change): the user's settings are
-      // read from this very version, so the write is guarded by it.
-      await this.#patchWorkload(kind, workload, [guardedBy(workload), ...annotationOperations(workload, { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user) }), ...fields]);
+    if (plan.stamp || (!observed.held && hold.type !== 'release')) {
+      // The first hold podops imposes (the webhook did not see the template change), with the rollout's stamp
+      // when the webhook wrote none: the user's settings are read from this very version, so the write is
+      // guarded by it.
+      const annotations = { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user), ...(plan.stamp && { [RL_ROLLOUT_ANNOTATION]: JSON.stringify(plan.stamp) }) };
+      await this.#patchWorkload(kind, workload, [guardedBy(workload), ...annotationOperations(workload, annotations), ...fields]);
+    } else if (hold.type === 'release') {
+      if (observed.held) await this.#release(kind, workload);
+      return;
     } else if (fields.length > 0) {
       // A step: fields only podops sets while the workload is held (the webhook stashes anyone else's change),
       // so no resourceVersion guard, which the workload's own status writes would keep failing.

@@ -576,6 +576,43 @@ describe('planRollout: conditions and idempotence', () => {
   });
 });
 
+describe('planRollout: a rollout the webhook did not stamp', () => {
+  /** A rollout of H1 under way, then a template change to H2 the webhook did not see (no stamp for H2). */
+  function unstampedRollover(): { d: Driver; plan: Plan } {
+    const d = new Driver([hook('pre', 0), hook('smoke', '50%')]);
+    d.plan();
+    const { stamp: _stamp, ...observation } = d.observation;
+    d.observation = { ...observation, templateHash: H2, jobs: d.jobs };
+    return { d, plan: d.peek() };
+  }
+
+  test('it is stamped with the hold, and no hook runs before the stamp is on the workload', () => {
+    const { d, plan } = unstampedRollover();
+    assert.deepEqual(plan.stamp, { id: plan.rollout?.id, templateHash: H2, type: 'ROLLOUT', from: 'web-v1', changedAt: at(1) });
+    assert.deepEqual(plan.createJobs, []);
+    assert.deepEqual(plan.hold, { type: 'step', count: 0 });
+    assert.equal(plan.rollout?.message, 'point 0 reached: its hooks run once the rollout is stamped on the workload');
+    // podops restarted before the stamp was written: another id, and still no Job under it.
+    const later = d.peek(undefined, d.second + 7);
+    assert.notEqual(later.stamp?.id, plan.stamp?.id);
+    assert.deepEqual(later.createJobs, []);
+    // The stamp written (and the status lost): the Jobs are named after the stamp, whenever they are planned.
+    d.observation = { ...d.observation, stamp: plan.stamp };
+    const stamped = d.peek(undefined, d.second + 9);
+    assert.equal(stamped.stamp, undefined);
+    assert.deepEqual(stamped.createJobs, [{ hook: 'pre', name: job('pre', plan.stamp?.id), point: 0 }]);
+  });
+
+  test('once the status records it, the Jobs are named after the status whether the stamp was written or not', () => {
+    const { d } = unstampedRollover();
+    const first = d.plan();
+    d.second += 5;
+    const plan = d.plan();
+    assert.equal(plan.stamp, undefined);
+    assert.deepEqual(plan.createJobs, [{ hook: 'pre', name: job('pre', first.rollout?.id), point: 0 }]);
+  });
+});
+
 describe('planRollout: what is not a rollout, and what the user drives', () => {
   function complete(hooks: LifecycleHook[]): Driver {
     const d = new Driver(hooks, { newAvailable: 4, complete: true });
