@@ -31,6 +31,11 @@ export const RL_JOB_HOOK_LABEL = `${DOMAIN}/hook`;
 export const RL_JOB_TEMPLATE_LABEL = `${DOMAIN}/template-hash`;
 export const RL_JOB_ROLLOUT_LABEL = `${DOMAIN}/rollout-id`;
 export const RL_JOB_POINT_LABEL = `${DOMAIN}/point`;
+/** The workload the hook runs for: its kind and name. */
+export const RL_JOB_WORKLOAD_KIND_LABEL = `${DOMAIN}/workload-kind`;
+export const RL_JOB_WORKLOAD_NAME_LABEL = `${DOMAIN}/workload-name`;
+/** The ReplicaSet or ControllerRevision the rollout goes to (absent before it exists: a Deployment's point 0). */
+export const RL_JOB_REVISION_LABEL = `${DOMAIN}/to-revision`;
 /** The field manager of podops' writes to workloads: the workload webhook lets them through as they are. */
 export const RL_FIELD_MANAGER = 'podops-rollout';
 

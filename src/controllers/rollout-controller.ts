@@ -218,6 +218,8 @@ export class RolloutReconciler implements Reconciler {
         rolloutLifecycle: rl.metadata.name ?? '',
         hook: action.hook,
         point: action.point,
+        workload: { kind, name: workload.metadata.name ?? '' },
+        ...(record.toRevision !== undefined && { toRevision: record.toRevision }),
         rollout: record.id,
         templateHash: record.templateHash,
         jobSpec: hook.jobSpec,
