@@ -44,6 +44,15 @@ export function rolloutReport(rl: RolloutLifecycle, nowMs: number): string {
     }
   }
   const failed = rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) lines.push(`  to go on: podops rollout retry ${rl.status?.target ?? ''} -n ${rl.metadata.namespace ?? ''}, or roll back (kubectl rollout undo)`);
+  if (failed) lines.push(`  to go on: ${nextSteps(rl)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The commands that take a failed rollout on: a retry of the hook, or a rollback with the command that works for the kind. */
+function nextSteps(rl: RolloutLifecycle): string {
+  const kind = rl.spec?.targetRef?.kind ?? '';
+  const target = `${kind.toLowerCase()}/${rl.spec?.targetRef?.name ?? ''} -n ${rl.metadata.namespace ?? ''}`;
+  // kubectl refuses to roll back a paused Deployment, and podops holds it paused.
+  const undo = kind === 'Deployment' ? `podops rollout undo ${target} (kubectl rollout undo refuses a paused Deployment)` : `kubectl rollout undo ${target} (or podops rollout undo)`;
+  return `fix the hook and podops rollout retry ${target}, or roll back: ${undo}`;
 }

@@ -49,7 +49,7 @@ describe('podops rollout', () => {
     assert.match(status.stdout, /^Deployment\/web: ROLLOUT Failed, points 1\/1: hook smoke failed \(Job web-smoke-[0-9a-f]{10}\): BackoffLimitExceeded/m);
     assert.match(status.stdout, /\[x\] 50% +\(1 new available\) +hooks: smoke/);
     assert.match(status.stdout, /smoke +Failed +Job web-smoke-/);
-    assert.match(status.stdout, /to go on: podops rollout retry Deployment\/web -n rcli, or roll back/);
+    assert.match(status.stdout, /to go on: fix the hook and podops rollout retry deployment\/web -n rcli, or roll back: podops rollout undo deployment\/web -n rcli \(kubectl rollout undo refuses a paused Deployment\)/);
     const overview = await podops('status');
     assert.match(overview.stdout, /Rollouts under hooks:\n {2}Deployment\/web: ROLLOUT Failed/);
 
