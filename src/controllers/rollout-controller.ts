@@ -2,7 +2,8 @@
 // the workload webhook holds that workload's template changes), reads where the rollout is (the workload,
 // its ReplicaSets or ControllerRevisions, its pods, the hook Jobs), asks planRollout for the next step and
 // does it: the workload's hold, the Jobs to create, delete or suspend, a DaemonSet's old pods to evict, the
-// status, events. Deleting a RolloutLifecycle releases its workload and cancels its running hooks first.
+// status, events. Deleting a RolloutLifecycle releases its workload and cancels its running hooks first. A
+// RolloutLifecycle whose workload an older one claims does nothing but say so (src/rollout/claim.ts).
 
 import type { JsonPatchOperation, OwnerReference, Pod } from '../api/kube.ts';
 import {
@@ -21,11 +22,12 @@ import {
 } from '../api/rolloutlifecycle.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, type KubeClient } from '../kube/client.ts';
-import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { Controller, type ControllerRuntimeOptions, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../kube/resources.ts';
+import { claimantOf, targetsSame } from '../rollout/claim.ts';
 import { daemonSetMaxUnavailable, daemonSetReplacements } from '../rollout/daemonset.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
 import { annotationOperations, holdFieldOperations, parseSettings } from '../rollout/admission.ts';
@@ -61,9 +63,13 @@ const labelledKey = (object: { metadata: { namespace?: string; labels?: Record<s
   return name === undefined ? [] : [keyOf(object.metadata.namespace, name)];
 };
 
-/** Every RolloutLifecycle, and the one a labelled workload, ReplicaSet or hook Job belongs to. */
+/** A RolloutLifecycle, and the others that target its workload: one of them may claim it when this one goes. */
+const withRivals = (rolloutLifecycles: Informer<RolloutLifecycle>): Trigger =>
+  watch(rolloutLifecycles, (rl) => [rl, ...rolloutLifecycles.list(rl.metadata.namespace).filter((other) => other.metadata.name !== rl.metadata.name && targetsSame(other, rl))].map((o) => keyOf(o.metadata.namespace, o.metadata.name ?? '')));
+
+/** Every RolloutLifecycle (and its rivals for its workload), and the one a labelled workload, ReplicaSet or hook Job belongs to. */
 export const rolloutTriggers = (options: Pick<RolloutControllerOptions, 'rolloutLifecycles' | 'workloads' | 'jobs' | 'replicaSets'>): Trigger[] => [
-  forObjects(options.rolloutLifecycles),
+  withRivals(options.rolloutLifecycles),
   ...WORKLOAD_KINDS.map((kind) => watch(options.workloads[kind], (current, previous) => [...new Set([...labelledKey(current), ...(previous ? labelledKey(previous) : [])])])),
   watch(options.jobs, labelledKey),
   watch(options.replicaSets, labelledKey),
@@ -106,13 +112,16 @@ export class RolloutReconciler implements Reconciler {
     const kind = kindOf(rl);
     if (rl.metadata.deletionTimestamp) return this.#finalize(rl, kind);
     if (!kind) return;
+    const target = `${kind}/${rl.spec?.targetRef?.name}`;
+    const claimant = claimantOf(rl, this.#options.rolloutLifecycles.list(namespace));
+    if (claimant !== rl) return this.#refuse(rl, target, claimant.metadata.name ?? '');
     if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) {
       await this.#patchRolloutLifecycle(rl, { metadata: { resourceVersion: rl.metadata.resourceVersion, finalizers: [...(rl.metadata.finalizers ?? []), RL_FINALIZER] } });
       return;
     }
     const workload = await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? '');
     if (workload && !this.#expectations.satisfied(`workload:${key}`, workload.metadata.resourceVersion)) return;
-    if (!workload) return this.#writeStatus(rl, { target: `${kind}/${rl.spec?.targetRef?.name}`, conditions: [] }, `the ${kind} ${rl.spec?.targetRef?.name} does not exist`);
+    if (!workload) return this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetNotFound', message: `the ${kind} ${rl.spec?.targetRef?.name} does not exist` });
     if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] !== name) {
       await this.#patchWorkload(kind, workload, { metadata: { labels: { [RL_WORKLOAD_LABEL]: name } } });
       return;
@@ -147,6 +156,14 @@ export class RolloutReconciler implements Reconciler {
     }
     if (plan.retried) await this.#patchRolloutLifecycle(rl, { metadata: { annotations: { [RL_RETRY_ANNOTATION]: null } } });
     return;
+  }
+
+  /** A RolloutLifecycle whose workload an older one claims: it says so (a Warning event when it starts to), and does nothing. */
+  async #refuse(rl: RolloutLifecycle, target: string, claimant: string): Promise<void> {
+    const message = `${target} is claimed by RolloutLifecycle ${claimant}, the oldest that targets it (at most one per workload): this one does nothing while ${claimant} exists`;
+    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
+    await this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetClaimed', message });
+    if (before?.reason !== 'TargetClaimed' || before.message !== message) this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, 'Warning', 'TargetClaimed', message);
   }
 
   async #workload(kind: WorkloadKind, namespace: string, name: string): Promise<Workload | undefined> {
@@ -306,7 +323,10 @@ export class RolloutReconciler implements Reconciler {
   async #finalize(rl: RolloutLifecycle, kind: WorkloadKind | undefined): Promise<void> {
     if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return;
     const namespace = rl.metadata.namespace ?? '';
-    const workload = kind && (await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? ''));
+    const found = kind && (await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? ''));
+    // A workload another RolloutLifecycle claimed meanwhile is that one's to release.
+    const label = found ? found.metadata.labels?.[RL_WORKLOAD_LABEL] : undefined;
+    const workload = label === undefined || label === rl.metadata.name ? found : undefined;
     const running = (rl.status?.hooks ?? []).filter((h: HookRecord) => h.phase === 'Running' || h.phase === 'Pending');
     for (const hook of running) {
       const retain = (rl.spec?.hooks ?? []).find((h) => h.name === hook.name)?.retainPolicy ?? 'Always';
@@ -334,13 +354,14 @@ export class RolloutReconciler implements Reconciler {
     this.#expectations.expect(`rl:${keyOf(rl.metadata.namespace, rl.metadata.name ?? '')}`, written.metadata.resourceVersion);
   }
 
-  async #writeStatus(rl: RolloutLifecycle, status: Omit<NonNullable<RolloutLifecycle['status']>, 'observedGeneration'>, problem?: string): Promise<void> {
+  /** The status; with a `problem`, the only condition is Progressing False with its reason (kept, with its time, while it lasts). */
+  async #writeStatus(rl: RolloutLifecycle, status: Omit<NonNullable<RolloutLifecycle['status']>, 'observedGeneration'>, problem?: { reason: string; message: string }): Promise<void> {
+    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
+    const since = before?.status === 'False' && before.reason === problem?.reason ? before.lastTransitionTime : rfc3339(this.#now());
     const next = {
       ...(rl.metadata.generation !== undefined && { observedGeneration: rl.metadata.generation }),
       ...status,
-      ...(problem && {
-        conditions: [{ type: 'Progressing', status: 'False' as const, lastTransitionTime: rfc3339(this.#now()), reason: 'TargetNotFound', message: problem }],
-      }),
+      ...(problem && { conditions: [{ type: 'Progressing', status: 'False' as const, lastTransitionTime: since, ...problem }] }),
     };
     // A change of the new available count alone waits for the next change that matters: during a large rollout
     // it changes with every pod, and writing each would keep this controller (and the API server) busy.

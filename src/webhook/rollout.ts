@@ -8,6 +8,7 @@ import type { Informer } from '../kube/informer.ts';
 import { CONTROLLER_REVISIONS, JOBS, REPLICASETS } from '../kube/resources.ts';
 import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
+import { targetsSame } from '../rollout/claim.ts';
 import { hookJob, hookJobName } from '../rollout/jobs.ts';
 import { observeRollout, type ControllerRevision, type ReplicaSetLike } from '../rollout/observe.ts';
 import { defaultRolloutLifecycle, validateRolloutLifecycle, validateRolloutLifecycleUpdate } from '../rollout/validate.ts';
@@ -101,7 +102,7 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   const target = rl.spec?.targetRef;
   const other = rolloutLifecycles
     .list(rl.metadata.namespace)
-    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && o.spec?.targetRef?.kind === target?.kind && o.spec?.targetRef?.name === target?.name);
+    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && targetsSame(o, rl));
   if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
   if (errors.length > 0) return denied(validationMessage(errors));
   if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
