@@ -365,7 +365,9 @@ export class RolloutReconciler implements Reconciler {
     };
     // A change of the new available count alone waits for the next change that matters: during a large rollout
     // it changes with every pod, and writing each would keep this controller (and the API server) busy.
-    const settled = (status: RolloutLifecycle['status']) => JSON.stringify({ ...status, rollout: status?.rollout && { ...status.rollout, newAvailable: 0 } });
+    // Keys sorted: kube-apiserver returns a custom resource's fields in its own order, not in the order written.
+    const sortedKeys = (_key: string, value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value);
+    const settled = (status: RolloutLifecycle['status']) => JSON.stringify({ ...status, rollout: status?.rollout && { ...status.rollout, newAvailable: 0 } }, sortedKeys);
     if (settled(next) === settled(rl.status)) return;
     // The whole status, unguarded: only this controller writes it, and never from a cache behind its last write
     // (the expectations), so a guard would only fail on the spec and annotation writes of others.
