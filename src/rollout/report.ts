@@ -1,5 +1,5 @@
-// What `podops rollout status` and `podops status` print of a RolloutLifecycle, from its status alone (so it
-// reads the same on any cluster).
+// What `podops rollout status` and `podops status` (text or JSON) print of a RolloutLifecycle, from its status
+// alone (so it reads the same on any cluster).
 
 import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 
@@ -17,6 +17,16 @@ export function rolloutSummary(rl: RolloutLifecycle): string {
   if (!rollout) return `${target}: no rollout since RolloutLifecycle ${rl.metadata.name} was created`;
   return `${target}: ${rollout.type} ${rollout.phase}, points ${rollout.pointReached}${rollout.message ? `: ${rollout.message}` : ''}`;
 }
+
+/** A rollout as `podops status -o json` lists it: the summary line's facts, and the status they come from. */
+export const rolloutJson = (rl: RolloutLifecycle) => ({
+  namespace: rl.metadata.namespace,
+  rolloutLifecycle: rl.metadata.name,
+  target: rl.status?.target,
+  summary: rolloutSummary(rl),
+  rollout: rl.status?.rollout,
+  hooks: rl.status?.hooks ?? [],
+});
 
 /** Whether the rollout waits for something (podops status mentions those). */
 export const rolloutUnderway = (rl: RolloutLifecycle): boolean => ['Progressing', 'Held', 'Failed'].includes(rl.status?.rollout?.phase ?? '');
