@@ -141,6 +141,8 @@ class Checker {
   readonly jobOfHook = new Map<string, string>();
   /** The webhook did not see the template change, and podops has not held the workload for it yet. */
   unseen = false;
+  /** Deployment: the largest step podops let it take in this rollout (the maxSurge, or maxUnavailable without surge, it set). */
+  largestStep = 0;
   readonly events = new Map<string, string[]>();
   aborted: { hash: string; point: number; inFlight: number } | undefined;
   user: Settings;
@@ -169,6 +171,7 @@ class Checker {
     this.allowed = seen ? 0 : Infinity;
     this.baseline = this.inFlight();
     this.aborted = undefined;
+    this.largestStep = 0;
   }
 
   /** Pods that run the new template, or will once the one they replace is gone. */
@@ -196,6 +199,16 @@ class Checker {
    */
   get podopsSeesScaleUps(): boolean {
     return !this.rollback && (this.world.kind !== 'Deployment' || this.scenario.prompt);
+  }
+
+  /**
+   * A Deployment podops may be late for can pass a point (see podopsSeesScaleUps), but only with pods that are
+   * available: its new ReplicaSet never has more pods not yet available than the largest step podops set
+   * (docs/rollout-hooks.md, "Exactness"). Not with the user's own Recreate, which podops does not step.
+   */
+  get boundedOvershoot(): boolean {
+    const strategy = (this.user.strategy ?? {}) as JsonObject;
+    return this.world.kind === 'Deployment' && this.world.held && !this.rollback && !this.unseen && strategy.type !== 'Recreate';
   }
 
   /** Holds are exact (no pod past the point held at) but for a Recreate Deployment. */
@@ -270,6 +283,11 @@ class Checker {
   applied({ plan }: Reconcile): void {
     if (!plan.hold) return;
     this.allowed = level(plan.hold);
+    const strategy = (this.world.spec.strategy ?? {}) as JsonObject;
+    const step = (strategy.rollingUpdate ?? {}) as JsonObject;
+    if (this.world.kind === 'Deployment' && this.world.held && this.world.spec.paused === false && strategy.type === 'RollingUpdate') {
+      this.largestStep = Math.max(this.largestStep, Number(step.maxSurge) || Number(step.maxUnavailable));
+    }
     // What moved before podops first held an unseen change is not the hold's doing.
     if (this.unseen) this.baseline = Math.max(this.baseline, this.inFlight());
     this.unseen = false;
@@ -289,6 +307,9 @@ class Checker {
     const inFlight = this.inFlight();
     if (!this.rollback) assert.ok(inFlight <= Math.max(this.userAllows(), this.baseline), `${inFlight} pods of the new revision, the user's own settings allow ${this.userAllows()}`);
     if (this.exact) assert.ok(inFlight <= Math.max(this.allowed, this.baseline), `${inFlight} pods of the new revision, the hold allows ${this.allowed}`);
+    if (this.boundedOvershoot) {
+      assert.ok(inFlight <= Math.max(this.newAvailable() + this.largestStep, this.baseline), `${inFlight} new pods, ${this.newAvailable()} available, and podops' largest step was ${this.largestStep}`);
+    }
     if (this.aborted?.hash === this.hash && !this.userDrives && this.podopsSeesScaleUps) {
       assert.ok(inFlight <= Math.max(this.aborted.point, this.aborted.inFlight), `${inFlight} pods of the new revision after a hook failed at point ${this.aborted.point}`);
     }
