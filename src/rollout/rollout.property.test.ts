@@ -203,12 +203,13 @@ class Checker {
 
   /**
    * A Deployment podops may be late for can pass a point (see podopsSeesScaleUps), but only with pods that are
-   * available: its new ReplicaSet never has more pods not yet available than the largest step podops set
-   * (docs/rollout-hooks.md, "Exactness"). Not with the user's own Recreate, which podops does not step.
+   * available: while podops' hold is on it, its new ReplicaSet never has more pods not yet available than the
+   * largest step podops set (docs/rollout-hooks.md, "Exactness"). Not with the user's own Recreate, which podops
+   * does not step, nor once the user's settings are back (a release, with the workload stamped or not yet).
    */
   get boundedOvershoot(): boolean {
     const strategy = (this.user.strategy ?? {}) as JsonObject;
-    return this.world.kind === 'Deployment' && this.world.held && !this.rollback && !this.unseen && strategy.type !== 'Recreate';
+    return this.world.kind === 'Deployment' && this.world.held && this.allowed !== Infinity && !this.rollback && strategy.type !== 'Recreate';
   }
 
   /** Holds are exact (no pod past the point held at) but for a Recreate Deployment. */
@@ -285,8 +286,8 @@ class Checker {
     this.allowed = level(plan.hold);
     const strategy = (this.world.spec.strategy ?? {}) as JsonObject;
     const step = (strategy.rollingUpdate ?? {}) as JsonObject;
-    if (this.world.kind === 'Deployment' && this.world.held && this.world.spec.paused === false && strategy.type === 'RollingUpdate') {
-      this.largestStep = Math.max(this.largestStep, Number(step.maxSurge) || Number(step.maxUnavailable));
+    if (this.world.kind === 'Deployment' && plan.hold.type === 'step' && this.world.spec.paused === false && strategy.type === 'RollingUpdate') {
+      this.largestStep = Math.max(this.largestStep, Number(step.maxSurge ?? 0) || Number(step.maxUnavailable ?? 0));
     }
     // What moved before podops first held an unseen change is not the hold's doing.
     if (this.unseen) this.baseline = Math.max(this.baseline, this.inFlight());
