@@ -5,11 +5,14 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
+import { run } from '@bufbuild/cel';
 import { parseAllDocuments } from 'yaml';
+import { RL_CRD_NAME, RL_WORKLOAD_LABEL } from '../src/api/rolloutlifecycle.ts';
 import * as resources from '../src/kube/resources.ts';
 import type { ResourceType } from '../src/kube/resources.ts';
 import { deployFiles } from '../src/operator/deploy-files.ts';
 import { DEFAULT_MANIFEST_OPTIONS, manifests, type ManifestOptions } from '../src/operator/manifests.ts';
+import { toCel } from './support/admission-policy.ts';
 import { runCli } from './support/cli.ts';
 import { renderTemplate } from './support/helm-template.ts';
 
@@ -90,6 +93,29 @@ test('the pod webhooks only see controlled pods, fail closed and answer within 5
   const eviction = byKind('ValidatingWebhookConfiguration').webhooks?.find((w) => w.name === 'validating-pod-eviction.apps.kusionstack.io');
   assert.equal(eviction?.failurePolicy, 'Ignore');
   assert.deepEqual(eviction?.rules.map((r) => [r.resources, r.operations]), [[['pods/eviction'], ['CREATE']]]);
+});
+
+test('the workload webhook sees only workloads labelled for a RolloutLifecycle, and fails closed for them', () => {
+  const workload = byKind('MutatingWebhookConfiguration').webhooks?.find((w) => w.name === 'mutating-rollout-workload.apps.kusionstack.io');
+  assert.ok(workload);
+  // Any other Deployment, StatefulSet or DaemonSet updates while podops is down.
+  assert.deepEqual(workload.objectSelector, { matchExpressions: [{ key: RL_WORKLOAD_LABEL, operator: 'Exists' }] });
+  assert.equal(workload.failurePolicy, 'Fail');
+  assert.deepEqual(workload.rules, [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments', 'statefulsets', 'daemonsets'], scope: 'Namespaced' }]);
+});
+
+test("a RolloutLifecycle's spec.targetRef is immutable: the CRD's rule, evaluated as the API server does", () => {
+  type Validations = { 'x-kubernetes-validations'?: { rule: string; message: string }[] };
+  const crd = objects().find((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === RL_CRD_NAME) as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { targetRef: Validations } } } } } }[] } } | undefined;
+  const rules = crd?.spec.versions[0]?.schema.openAPIV3Schema.properties.spec.properties.targetRef['x-kubernetes-validations'] ?? [];
+  assert.equal(rules.length, 1);
+  const [rule] = rules as [{ rule: string; message: string }];
+  assert.equal(rule.message, 'field is immutable');
+  const ref = (kind: string, name: string) => ({ apiVersion: 'apps/v1', kind, name });
+  const holds = (self: unknown, oldSelf: unknown) => run(rule.rule, { self: toCel(self), oldSelf: toCel(oldSelf) } as never);
+  assert.equal(holds(ref('Deployment', 'web'), ref('Deployment', 'web')), true);
+  assert.equal(holds(ref('Deployment', 'api'), ref('Deployment', 'web')), false);
+  assert.equal(holds(ref('StatefulSet', 'web'), ref('Deployment', 'web')), false);
 });
 
 // ---- RBAC: what the code calls, read from the code --------------------------------------------------------

@@ -31,6 +31,11 @@ export const RL_JOB_HOOK_LABEL = `${DOMAIN}/hook`;
 export const RL_JOB_TEMPLATE_LABEL = `${DOMAIN}/template-hash`;
 export const RL_JOB_ROLLOUT_LABEL = `${DOMAIN}/rollout-id`;
 export const RL_JOB_POINT_LABEL = `${DOMAIN}/point`;
+/** The workload the hook runs for: its kind and name. */
+export const RL_JOB_WORKLOAD_KIND_LABEL = `${DOMAIN}/workload-kind`;
+export const RL_JOB_WORKLOAD_NAME_LABEL = `${DOMAIN}/workload-name`;
+/** The ReplicaSet or ControllerRevision the rollout goes to (absent before it exists: a Deployment's point 0). */
+export const RL_JOB_REVISION_LABEL = `${DOMAIN}/to-revision`;
 /** The field manager of podops' writes to workloads: the workload webhook lets them through as they are. */
 export const RL_FIELD_MANAGER = 'podops-rollout';
 
@@ -47,6 +52,8 @@ export type HookRetainPolicy = 'Always' | 'OnFailure' | 'Never';
 export const HOOK_TRIGGER_PROGRESS_AVAILABLE = 'ProgressAvailable';
 export const DEFAULT_HOOK_FAILURE_POLICY: HookFailurePolicy = 'Abort';
 export const DEFAULT_HOOK_RETAIN_POLICY: HookRetainPolicy = 'Always';
+/** Why a change of spec.targetRef is refused (by the schema's rule and the validating webhook alike). */
+export const TARGET_REF_IMMUTABLE = 'field is immutable';
 /** Hooks per RolloutLifecycle at most; a hook name at most (it is part of Job names, 63 characters). */
 export const MAX_HOOKS = 32;
 export const MAX_HOOK_NAME_LENGTH = 40;
@@ -147,15 +154,18 @@ function specSchema(): Schema {
   return object(
     'The workload and its hooks.',
     {
-      targetRef: object(
-        'The Deployment, StatefulSet or DaemonSet of this namespace whose rollouts the hooks accompany.',
-        {
-          apiVersion: str('apps/v1 (default).', { default: 'apps/v1', enum: ['apps/v1'] }),
-          kind: str('Deployment, StatefulSet or DaemonSet.', { enum: [...WORKLOAD_KINDS] }),
-          name: str('The workload.', { minLength: 1, maxLength: 253 }),
-        },
-        ['kind', 'name'],
-      ),
+      targetRef: {
+        ...object(
+          'The Deployment, StatefulSet or DaemonSet of this namespace whose rollouts the hooks accompany. Immutable: the workload podops holds is released only when its RolloutLifecycle goes.',
+          {
+            apiVersion: str('apps/v1 (default).', { default: 'apps/v1', enum: ['apps/v1'] }),
+            kind: str('Deployment, StatefulSet or DaemonSet.', { enum: [...WORKLOAD_KINDS] }),
+            name: str('The workload.', { minLength: 1, maxLength: 253 }),
+          },
+          ['kind', 'name'],
+        ),
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: TARGET_REF_IMMUTABLE }],
+      },
       hooks: array(
         'Jobs run at progress points of each rollout; hooks of one point run in parallel, points in order.',
         object(

@@ -176,7 +176,8 @@ async function createDemo(client: KubeClient): Promise<void> {
     spec: {
       targetRef: { kind: 'Deployment', name: 'web' },
       hooks: [
-        hook('migrate', 0, 'echo "migrating the schema for $K8S_ROLLOUT_TYPE to $K8S_ROLLOUT_TO_OBJECT"; sleep 3'),
+        // A Deployment's point 0 comes before its new ReplicaSet exists: K8S_ROLLOUT_TO_OBJECT is empty then.
+        hook('migrate', 0, 'echo "migrating the schema for the $K8S_ROLLOUT_TYPE from $K8S_ROLLOUT_FROM_OBJECT to ${K8S_ROLLOUT_TO_OBJECT:-a new ReplicaSet, made after this hook}"; sleep 3'),
         hook('smoke', '50%', 'echo "smoke test of $K8S_ROLLOUT_TO_OBJECT passed"; sleep 3'),
         hook('notify', '100%', 'echo "rollout from $K8S_ROLLOUT_FROM_OBJECT done"'),
       ],

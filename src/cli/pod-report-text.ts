@@ -30,5 +30,5 @@ export function formatPodReport(report: PodReport, nowMs: number): string {
 }
 
 /** JSON with nanosecond timestamps as decimal strings (the protocol's own format). */
-export const reportJson = (reports: PodReport[]): string =>
-  `${JSON.stringify(reports, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2)}\n`;
+export const reportJson = (report: unknown): string =>
+  `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2)}\n`;

@@ -2,7 +2,8 @@
 // the workload webhook holds that workload's template changes), reads where the rollout is (the workload,
 // its ReplicaSets or ControllerRevisions, its pods, the hook Jobs), asks planRollout for the next step and
 // does it: the workload's hold, the Jobs to create, delete or suspend, a DaemonSet's old pods to evict, the
-// status, events. Deleting a RolloutLifecycle releases its workload and cancels its running hooks first.
+// status, events. Deleting a RolloutLifecycle releases its workload and cancels its running hooks first. A
+// RolloutLifecycle whose workload an older one claims does nothing but say so (src/rollout/claim.ts).
 
 import type { JsonPatchOperation, OwnerReference, Pod } from '../api/kube.ts';
 import {
@@ -21,11 +22,12 @@ import {
 } from '../api/rolloutlifecycle.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, type KubeClient } from '../kube/client.ts';
-import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { Controller, type ControllerRuntimeOptions, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../kube/resources.ts';
+import { claimantOf, targetsSame } from '../rollout/claim.ts';
 import { daemonSetMaxUnavailable, daemonSetReplacements } from '../rollout/daemonset.ts';
 import { ResourceVersionExpectations } from './expectations.ts';
 import { annotationOperations, holdFieldOperations, parseSettings } from '../rollout/admission.ts';
@@ -61,9 +63,13 @@ const labelledKey = (object: { metadata: { namespace?: string; labels?: Record<s
   return name === undefined ? [] : [keyOf(object.metadata.namespace, name)];
 };
 
-/** Every RolloutLifecycle, and the one a labelled workload, ReplicaSet or hook Job belongs to. */
+/** A RolloutLifecycle, and the others that target its workload: one of them may claim it when this one goes. */
+const withRivals = (rolloutLifecycles: Informer<RolloutLifecycle>): Trigger =>
+  watch(rolloutLifecycles, (rl) => [rl, ...rolloutLifecycles.list(rl.metadata.namespace).filter((other) => other.metadata.name !== rl.metadata.name && targetsSame(other, rl))].map((o) => keyOf(o.metadata.namespace, o.metadata.name ?? '')));
+
+/** Every RolloutLifecycle (and its rivals for its workload), and the one a labelled workload, ReplicaSet or hook Job belongs to. */
 export const rolloutTriggers = (options: Pick<RolloutControllerOptions, 'rolloutLifecycles' | 'workloads' | 'jobs' | 'replicaSets'>): Trigger[] => [
-  forObjects(options.rolloutLifecycles),
+  withRivals(options.rolloutLifecycles),
   ...WORKLOAD_KINDS.map((kind) => watch(options.workloads[kind], (current, previous) => [...new Set([...labelledKey(current), ...(previous ? labelledKey(previous) : [])])])),
   watch(options.jobs, labelledKey),
   watch(options.replicaSets, labelledKey),
@@ -106,13 +112,16 @@ export class RolloutReconciler implements Reconciler {
     const kind = kindOf(rl);
     if (rl.metadata.deletionTimestamp) return this.#finalize(rl, kind);
     if (!kind) return;
+    const target = `${kind}/${rl.spec?.targetRef?.name}`;
+    const claimant = claimantOf(rl, this.#options.rolloutLifecycles.list(namespace));
+    if (claimant !== rl) return this.#refuse(rl, target, claimant.metadata.name ?? '');
     if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) {
       await this.#patchRolloutLifecycle(rl, { metadata: { resourceVersion: rl.metadata.resourceVersion, finalizers: [...(rl.metadata.finalizers ?? []), RL_FINALIZER] } });
       return;
     }
     const workload = await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? '');
     if (workload && !this.#expectations.satisfied(`workload:${key}`, workload.metadata.resourceVersion)) return;
-    if (!workload) return this.#writeStatus(rl, { target: `${kind}/${rl.spec?.targetRef?.name}`, conditions: [] }, `the ${kind} ${rl.spec?.targetRef?.name} does not exist`);
+    if (!workload) return this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetNotFound', message: `the ${kind} ${rl.spec?.targetRef?.name} does not exist` });
     if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] !== name) {
       await this.#patchWorkload(kind, workload, { metadata: { labels: { [RL_WORKLOAD_LABEL]: name } } });
       return;
@@ -130,19 +139,31 @@ export class RolloutReconciler implements Reconciler {
       observation: observed,
       ...(retry && { retry }),
     });
-    await this.#act(rl, kind, workload, observed, plan);
+    // Jobs first (a status never records a hook running without its Job), then the status, then the hold: a
+    // release drops the workload's stamp, and once the status records the rollout a restart cannot take it for
+    // a new one.
+    await this.#jobs(rl, kind, workload, observed, plan);
     await this.#writeStatus(rl, {
       target: `${kind}/${workload.metadata.name}`,
       conditions: plan.conditions,
       ...(plan.rollout && { rollout: plan.rollout }),
       hooks: plan.hooks,
     });
+    if (plan.hold) await this.#hold(kind, workload, observed, plan);
     for (const event of plan.events) {
       this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, event.type, event.reason, event.message);
       this.#options.events?.event({ ...workload, apiVersion: 'apps/v1', kind } as never, event.type, event.reason, event.message);
     }
     if (plan.retried) await this.#patchRolloutLifecycle(rl, { metadata: { annotations: { [RL_RETRY_ANNOTATION]: null } } });
     return;
+  }
+
+  /** A RolloutLifecycle whose workload an older one claims: it says so (a Warning event when it starts to), and does nothing. */
+  async #refuse(rl: RolloutLifecycle, target: string, claimant: string): Promise<void> {
+    const message = `${target} is claimed by RolloutLifecycle ${claimant}, the oldest that targets it (at most one per workload): this one does nothing while ${claimant} exists`;
+    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
+    await this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetClaimed', message });
+    if (before?.reason !== 'TargetClaimed' || before.message !== message) this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, 'Warning', 'TargetClaimed', message);
   }
 
   async #workload(kind: WorkloadKind, namespace: string, name: string): Promise<Workload | undefined> {
@@ -198,7 +219,8 @@ export class RolloutReconciler implements Reconciler {
     return listed;
   }
 
-  async #act(rl: RolloutLifecycle, kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
+  /** The hook Jobs the plan suspends, deletes and creates. */
+  async #jobs(rl: RolloutLifecycle, kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
     const { client } = this.#options;
     const namespace = workload.metadata.namespace ?? '';
     for (const job of plan.suspendJobs) await this.#ignoreGone(client.patch(JOBS, namespace, job, 'merge', { spec: { suspend: true } }));
@@ -213,6 +235,8 @@ export class RolloutReconciler implements Reconciler {
         rolloutLifecycle: rl.metadata.name ?? '',
         hook: action.hook,
         point: action.point,
+        workload: { kind, name: workload.metadata.name ?? '' },
+        ...(record.toRevision !== undefined && { toRevision: record.toRevision }),
         rollout: record.id,
         templateHash: record.templateHash,
         jobSpec: hook.jobSpec,
@@ -230,7 +254,6 @@ export class RolloutReconciler implements Reconciler {
         if (!isAlreadyExists(err)) throw err;
       }
     }
-    if (plan.hold) await this.#hold(kind, workload, observed, plan);
   }
 
   /** The owner of a hook Job: the revision it runs for (pruned with it), or the workload before that exists. */
@@ -243,16 +266,17 @@ export class RolloutReconciler implements Reconciler {
   /** Puts the workload under the plan's hold (stashing the user's settings first), or gives it back. */
   async #hold(kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
     const hold = plan.hold ?? { type: 'release' };
-    if (hold.type === 'release') {
-      if (observed.held) await this.#release(kind, workload);
-      return;
-    }
     const settings = holdSettings(kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
     const fields = holdFieldOperations(kind, workload, settings);
-    if (!observed.held) {
-      // The first hold podops imposes (the webhook did not see the template change): the user's settings are
-      // read from this very version, so the write is guarded by it.
-      await this.#patchWorkload(kind, workload, [guardedBy(workload), ...annotationOperations(workload, { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user) }), ...fields]);
+    if (plan.stamp || (!observed.held && hold.type !== 'release')) {
+      // The first hold podops imposes (the webhook did not see the template change), with the rollout's stamp
+      // when the webhook wrote none: the user's settings are read from this very version, so the write is
+      // guarded by it.
+      const annotations = { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user), ...(plan.stamp && { [RL_ROLLOUT_ANNOTATION]: JSON.stringify(plan.stamp) }) };
+      await this.#patchWorkload(kind, workload, [guardedBy(workload), ...annotationOperations(workload, annotations), ...fields]);
+    } else if (hold.type === 'release') {
+      if (observed.held) await this.#release(kind, workload);
+      return;
     } else if (fields.length > 0) {
       // A step: fields only podops sets while the workload is held (the webhook stashes anyone else's change),
       // so no resourceVersion guard, which the workload's own status writes would keep failing.
@@ -299,7 +323,10 @@ export class RolloutReconciler implements Reconciler {
   async #finalize(rl: RolloutLifecycle, kind: WorkloadKind | undefined): Promise<void> {
     if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return;
     const namespace = rl.metadata.namespace ?? '';
-    const workload = kind && (await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? ''));
+    const found = kind && (await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? ''));
+    // A workload another RolloutLifecycle claimed meanwhile is that one's to release.
+    const label = found ? found.metadata.labels?.[RL_WORKLOAD_LABEL] : undefined;
+    const workload = label === undefined || label === rl.metadata.name ? found : undefined;
     const running = (rl.status?.hooks ?? []).filter((h: HookRecord) => h.phase === 'Running' || h.phase === 'Pending');
     for (const hook of running) {
       const retain = (rl.spec?.hooks ?? []).find((h) => h.name === hook.name)?.retainPolicy ?? 'Always';
@@ -327,17 +354,20 @@ export class RolloutReconciler implements Reconciler {
     this.#expectations.expect(`rl:${keyOf(rl.metadata.namespace, rl.metadata.name ?? '')}`, written.metadata.resourceVersion);
   }
 
-  async #writeStatus(rl: RolloutLifecycle, status: Omit<NonNullable<RolloutLifecycle['status']>, 'observedGeneration'>, problem?: string): Promise<void> {
+  /** The status; with a `problem`, the only condition is Progressing False with its reason (kept, with its time, while it lasts). */
+  async #writeStatus(rl: RolloutLifecycle, status: Omit<NonNullable<RolloutLifecycle['status']>, 'observedGeneration'>, problem?: { reason: string; message: string }): Promise<void> {
+    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
+    const since = before?.status === 'False' && before.reason === problem?.reason ? before.lastTransitionTime : rfc3339(this.#now());
     const next = {
       ...(rl.metadata.generation !== undefined && { observedGeneration: rl.metadata.generation }),
       ...status,
-      ...(problem && {
-        conditions: [{ type: 'Progressing', status: 'False' as const, lastTransitionTime: rfc3339(this.#now()), reason: 'TargetNotFound', message: problem }],
-      }),
+      ...(problem && { conditions: [{ type: 'Progressing', status: 'False' as const, lastTransitionTime: since, ...problem }] }),
     };
     // A change of the new available count alone waits for the next change that matters: during a large rollout
     // it changes with every pod, and writing each would keep this controller (and the API server) busy.
-    const settled = (status: RolloutLifecycle['status']) => JSON.stringify({ ...status, rollout: status?.rollout && { ...status.rollout, newAvailable: 0 } });
+    // Keys sorted: kube-apiserver returns a custom resource's fields in its own order, not in the order written.
+    const sortedKeys = (_key: string, value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value);
+    const settled = (status: RolloutLifecycle['status']) => JSON.stringify({ ...status, rollout: status?.rollout && { ...status.rollout, newAvailable: 0 } }, sortedKeys);
     if (settled(next) === settled(rl.status)) return;
     // The whole status, unguarded: only this controller writes it, and never from a cache behind its last write
     // (the expectations), so a guard would only fail on the spec and annotation writes of others.

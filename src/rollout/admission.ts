@@ -54,14 +54,15 @@ export function parseStamp(text: string | undefined): RolloutStamp | undefined {
   return { id, templateHash: parsed.templateHash, type: parsed.type, ...(typeof parsed.from === 'string' && { from: parsed.from }), changedAt: parsed.changedAt };
 }
 
+/** A rollback: an existing revision has the new template. */
+const goesBack = (update: Pick<WorkloadUpdate, 'object' | 'revisions'>): boolean => update.revisions.some((revision) => sameTemplate(revision.template, templateOf(update.object) ?? {}));
+
 /** The stamp of a rollout to the workload's template: a rollback when an existing revision has that template. */
 export function rolloutStamp(update: Pick<WorkloadUpdate, 'object' | 'oldObject' | 'revisions' | 'now' | 'rolloutId'>, from: string | undefined): RolloutStamp {
-  const template = templateOf(update.object) ?? {};
-  const earlier = update.revisions.some((revision) => sameTemplate(revision.template, template));
   return {
     id: update.rolloutId,
-    templateHash: templateHash(template),
-    type: earlier ? 'ROLLBACK' : 'ROLLOUT',
+    templateHash: templateHash(templateOf(update.object) ?? {}),
+    type: goesBack(update) ? 'ROLLBACK' : 'ROLLOUT',
     ...(from !== undefined && { from }),
     changedAt: update.now,
   };
@@ -70,6 +71,16 @@ export function rolloutStamp(update: Pick<WorkloadUpdate, 'object' | 'oldObject'
 /** The revision the old template is: where the pods come from. */
 export const revisionOf = (revisions: readonly Revision[], workload: Workload): string | undefined =>
   revisions.find((revision) => sameTemplate(revision.template, templateOf(workload) ?? {}))?.name;
+
+/**
+ * The stamp of a template change while a rollout is held. A rollover keeps the revision the held rollout came
+ * from (most pods still run it); a rollback comes from the revision it abandons, none when that template never
+ * got one (a Deployment held at point 0), never from the revision it goes back to.
+ */
+function heldRolloutStamp(update: WorkloadUpdate, previous: RolloutStamp | undefined): RolloutStamp {
+  const abandoned = revisionOf(update.revisions, update.oldObject);
+  return rolloutStamp(update, goesBack(update) ? abandoned : (previous?.from ?? abandoned));
+}
 
 /**
  * Operations setting each hold field of `object` to `settings`, the whole field at once (a merge would leave a
@@ -127,7 +138,7 @@ export function admitWorkloadUpdate(update: WorkloadUpdate): JsonPatchOperation[
   }
   const annotations: Record<string, string> = { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(user) };
   const previousStamp = parseStamp(oldObject.metadata.annotations?.[RL_ROLLOUT_ANNOTATION]);
-  if (templateChanged) annotations[RL_ROLLOUT_ANNOTATION] = JSON.stringify(rolloutStamp(update, previousStamp?.from ?? revisionOf(update.revisions, oldObject)));
+  if (templateChanged) annotations[RL_ROLLOUT_ANNOTATION] = JSON.stringify(heldRolloutStamp(update, previousStamp));
   else if (previousStamp) annotations[RL_ROLLOUT_ANNOTATION] = JSON.stringify(previousStamp);
   // A new template (a rollover, or a rollback) starts frozen again: its point 0 comes before any of its pods.
   const fields = templateChanged ? holdSettings(kind, user, { type: 'frozen' }, { replicas: 0, newReplicas: 0 }) : holding;

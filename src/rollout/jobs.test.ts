@@ -3,7 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RL_JOB_HOOK_LABEL, RL_JOB_POINT_LABEL, RL_JOB_ROLLOUT_LABEL, RL_JOB_TEMPLATE_LABEL, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
+import {
+  RL_JOB_HOOK_LABEL,
+  RL_JOB_POINT_LABEL,
+  RL_JOB_REVISION_LABEL,
+  RL_JOB_ROLLOUT_LABEL,
+  RL_JOB_TEMPLATE_LABEL,
+  RL_JOB_WORKLOAD_KIND_LABEL,
+  RL_JOB_WORKLOAD_NAME_LABEL,
+  RL_WORKLOAD_LABEL,
+} from '../api/rolloutlifecycle.ts';
 import { hookJob, hookJobName, type HookJobInput } from './jobs.ts';
 
 const HASH = '0a1b2c3d4e';
@@ -60,6 +69,8 @@ describe('hookJob', () => {
     rolloutLifecycle: 'web-hooks',
     hook: 'smoke',
     point: 2,
+    workload: { kind: 'Deployment', name: 'web' },
+    toRevision: 'web-6d4f',
     rollout: 'r7f3a9c21e',
     templateHash: HASH,
     jobSpec,
@@ -93,9 +104,37 @@ describe('hookJob', () => {
     assert.deepEqual(job.metadata, {
       name: `web-smoke-${HASH}`,
       namespace: 'shop',
-      labels: { [RL_WORKLOAD_LABEL]: 'web-hooks', [RL_JOB_HOOK_LABEL]: 'smoke', [RL_JOB_ROLLOUT_LABEL]: 'r7f3a9c21e', [RL_JOB_TEMPLATE_LABEL]: HASH, [RL_JOB_POINT_LABEL]: '2' },
+      labels: {
+        [RL_WORKLOAD_LABEL]: 'web-hooks',
+        [RL_JOB_HOOK_LABEL]: 'smoke',
+        [RL_JOB_ROLLOUT_LABEL]: 'r7f3a9c21e',
+        [RL_JOB_TEMPLATE_LABEL]: HASH,
+        [RL_JOB_POINT_LABEL]: '2',
+        [RL_JOB_WORKLOAD_KIND_LABEL]: 'Deployment',
+        [RL_JOB_WORKLOAD_NAME_LABEL]: 'web',
+        [RL_JOB_REVISION_LABEL]: 'web-6d4f',
+      },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-6d4f', uid: 'uid-rs' }],
     });
+  });
+
+  test("before the revision exists (a Deployment's point 0), no revision label", () => {
+    const { toRevision: _none, ...rest } = input(jobSpec);
+    const labels = (hookJob(rest) as { metadata: { labels: Record<string, string> } }).metadata.labels;
+    assert.equal(RL_JOB_REVISION_LABEL in labels, false);
+  });
+
+  test('a workload or revision name too long for a label value keeps a readable prefix and a hash of the whole, in 63 characters', () => {
+    const name = `payments-${'x'.repeat(240)}`;
+    const revision = `${name}-7d9f8b6c5`;
+    const labels = (hookJob({ ...input(jobSpec), workload: { kind: 'StatefulSet', name }, toRevision: revision }) as { metadata: { labels: Record<string, string> } }).metadata.labels;
+    const [workloadLabel, revisionLabel] = [labels[RL_JOB_WORKLOAD_NAME_LABEL] ?? '', labels[RL_JOB_REVISION_LABEL] ?? ''];
+    for (const value of [workloadLabel, revisionLabel]) {
+      assert.equal(value.length, 63, value);
+      assert.match(value, /^payments-x+-[0-9a-f]{6}$/);
+    }
+    // Two revisions of the same long workload keep different labels.
+    assert.notEqual(workloadLabel, revisionLabel);
   });
 
   test('without an owner (the dry run that validates a hook): no ownerReferences', () => {

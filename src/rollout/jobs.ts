@@ -1,6 +1,7 @@
 // Hook Jobs: one per hook, revision and attempt, under a name computed from those (a restarted operator finds
-// the Job it made, and never makes a second), labelled with what they belong to, owned by the revision they
-// run for (pruned with it), and with the rollout's facts in every container's environment.
+// the Job it made, and never makes a second), labelled with what they belong to (RolloutLifecycle, workload,
+// hook, rollout, revision), owned by the revision they run for (pruned with it), and with the rollout's facts
+// in every container's environment.
 
 import { createHash } from 'node:crypto';
 import type { OwnerReference } from '../api/kube.ts';
@@ -8,15 +9,27 @@ import {
   RL_JOB_HOOK_LABEL,
   RL_JOB_POINT_LABEL,
   RL_JOB_ROLLOUT_LABEL,
+  RL_JOB_REVISION_LABEL,
   RL_JOB_TEMPLATE_LABEL,
+  RL_JOB_WORKLOAD_KIND_LABEL,
+  RL_JOB_WORKLOAD_NAME_LABEL,
   RL_WORKLOAD_LABEL,
   ROLLOUT_FROM_OBJECT_ENV,
   ROLLOUT_TO_OBJECT_ENV,
   ROLLOUT_TYPE_ENV,
   type RolloutType,
+  type WorkloadKind,
 } from '../api/rolloutlifecycle.ts';
 
+/** A Job name and a label value at most (the Job controller labels its pods with the Job's name). */
 const MAX_NAME = 63;
+
+/** `text` if it fits in `max` characters; else a readable prefix and a hash of the whole, in `max`. */
+function shortened(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 6);
+  return `${text.slice(0, max - digest.length - 1).replace(/[-.]+$/, '')}-${digest}`;
+}
 
 /**
  * `<workload>-<hook>-<rollout id>` (`-<attempt>` from the second attempt on). A name too long for a Job
@@ -24,10 +37,7 @@ const MAX_NAME = 63;
  */
 export function hookJobName(workload: string, hook: string, rollout: string, attempt: number): string {
   const suffix = `-${rollout}${attempt > 1 ? `-${attempt}` : ''}`;
-  const base = `${workload}-${hook}`;
-  if (base.length + suffix.length <= MAX_NAME) return base + suffix;
-  const digest = createHash('sha256').update(base).digest('hex').slice(0, 6);
-  return `${base.slice(0, MAX_NAME - suffix.length - digest.length - 1).replace(/[-.]+$/, '')}-${digest}${suffix}`;
+  return shortened(`${workload}-${hook}`, MAX_NAME - suffix.length) + suffix;
 }
 
 export interface HookJobInput {
@@ -36,6 +46,9 @@ export interface HookJobInput {
   rolloutLifecycle: string;
   hook: string;
   point: number;
+  workload: { kind: WorkloadKind; name: string };
+  /** The ReplicaSet or ControllerRevision the rollout goes to, once it exists. */
+  toRevision?: string;
   /** The rollout's id (a rollback to an earlier template is a rollout of its own). */
   rollout: string;
   templateHash: string;
@@ -79,6 +92,10 @@ export function hookJob(input: HookJobInput): Record<string, unknown> {
         [RL_JOB_ROLLOUT_LABEL]: input.rollout,
         [RL_JOB_TEMPLATE_LABEL]: input.templateHash,
         [RL_JOB_POINT_LABEL]: String(input.point),
+        [RL_JOB_WORKLOAD_KIND_LABEL]: input.workload.kind,
+        // Names of up to 253 characters, in a label value of at most 63.
+        [RL_JOB_WORKLOAD_NAME_LABEL]: shortened(input.workload.name, MAX_NAME),
+        ...(input.toRevision && { [RL_JOB_REVISION_LABEL]: shortened(input.toRevision, MAX_NAME) }),
       },
       ...(input.owner && { ownerReferences: [input.owner] }),
     },

@@ -402,12 +402,21 @@ describe('planRollout: rollover', () => {
 
   test('a rollback starts from the progress the earlier revision already has', () => {
     const d = heldAtHalf();
-    d.plan({ templateHash: H2, stamp: stampOf(H2, 'ROLLBACK'), newAvailable: 3 });
+    d.plan({ templateHash: H2, stamp: { ...stampOf(H2, 'ROLLBACK'), from: 'web-v2' }, newAvailable: 3 });
     assert.equal(d.rollout?.type, 'ROLLBACK');
+    // From the revision the rollback abandons, not the one the held rollout came from (where it goes back to).
+    assert.equal(d.rollout?.fromRevision, 'web-v2');
     assert.deepEqual(d.created.slice(3), [job('pre', H2)]);
     d.finish(job('pre', H2), 'Succeeded');
     const plan = d.plan();
     assert.deepEqual(plan.createJobs, [{ hook: 'smoke', name: job('smoke', H2), point: 2 }, { hook: 'load', name: job('load', H2), point: 2 }]);
+  });
+
+  test('a rollback from a template that never got a revision has no from', () => {
+    const d = heldAtHalf();
+    const { from: _none, ...unrevisioned } = stampOf(H2, 'ROLLBACK');
+    // A StatefulSet's status names the revision its pods run now: the one the rollback goes back to.
+    assert.equal(d.plan({ templateHash: H2, stamp: unrevisioned, fromRevision: 'web-v1', newAvailable: 3 }).rollout?.fromRevision, undefined);
   });
 
   test('back to a template whose hooks a rollover cancelled: a new rollout, its hooks under new names', () => {
@@ -564,6 +573,43 @@ describe('planRollout: conditions and idempotence', () => {
         ['Complete', 'False', 'NotComplete', ''],
       ],
     );
+  });
+});
+
+describe('planRollout: a rollout the webhook did not stamp', () => {
+  /** A rollout of H1 under way, then a template change to H2 the webhook did not see (no stamp for H2). */
+  function unstampedRollover(): { d: Driver; plan: Plan } {
+    const d = new Driver([hook('pre', 0), hook('smoke', '50%')]);
+    d.plan();
+    const { stamp: _stamp, ...observation } = d.observation;
+    d.observation = { ...observation, templateHash: H2, jobs: d.jobs };
+    return { d, plan: d.peek() };
+  }
+
+  test('it is stamped with the hold, and no hook runs before the stamp is on the workload', () => {
+    const { d, plan } = unstampedRollover();
+    assert.deepEqual(plan.stamp, { id: plan.rollout?.id, templateHash: H2, type: 'ROLLOUT', from: 'web-v1', changedAt: at(1) });
+    assert.deepEqual(plan.createJobs, []);
+    assert.deepEqual(plan.hold, { type: 'step', count: 0 });
+    assert.equal(plan.rollout?.message, 'point 0 reached: its hooks run once the rollout is stamped on the workload');
+    // podops restarted before the stamp was written: another id, and still no Job under it.
+    const later = d.peek(undefined, d.second + 7);
+    assert.notEqual(later.stamp?.id, plan.stamp?.id);
+    assert.deepEqual(later.createJobs, []);
+    // The stamp written (and the status lost): the Jobs are named after the stamp, whenever they are planned.
+    d.observation = { ...d.observation, stamp: plan.stamp };
+    const stamped = d.peek(undefined, d.second + 9);
+    assert.equal(stamped.stamp, undefined);
+    assert.deepEqual(stamped.createJobs, [{ hook: 'pre', name: job('pre', plan.stamp?.id), point: 0 }]);
+  });
+
+  test('once the status records it, the Jobs are named after the status whether the stamp was written or not', () => {
+    const { d } = unstampedRollover();
+    const first = d.plan();
+    d.second += 5;
+    const plan = d.plan();
+    assert.equal(plan.stamp, undefined);
+    assert.deepEqual(plan.createJobs, [{ hook: 'pre', name: job('pre', first.rollout?.id), point: 0 }]);
   });
 });
 

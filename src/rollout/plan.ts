@@ -22,7 +22,7 @@ export interface JobObservation {
   message?: string;
 }
 
-/** What the webhook stamped on the workload when its template changed. */
+/** What the webhook stamped on the workload when its template changed (or podops, when the webhook did not see it). */
 export interface RolloutStamp {
   /** Unique to this template change: a template rolled out again later is another rollout, with other Jobs. */
   id: string;
@@ -87,6 +87,12 @@ export interface RolloutEvent {
 
 export interface Plan {
   rollout?: RolloutRecord;
+  /**
+   * The stamp of a rollout the webhook did not stamp (the template changed while the webhook did not hold the
+   * workload): written on the workload with the hold, before any Job of the rollout is created, so the Jobs'
+   * names (which hold the rollout's id) are the same after a restart.
+   */
+  stamp?: RolloutStamp;
   hooks: HookRecord[];
   conditions: Condition[];
   /** The hold the workload should be under; undefined: no rollout, leave it alone. */
@@ -106,8 +112,11 @@ function hookOf(hooks: readonly LifecycleHook[], name: string): LifecycleHook | 
   return hooks.find((h) => h.name === name);
 }
 
-/** The rollout record for the current template: the remembered one, or a new one (a new rollout or a rollover). */
-function currentRollout(input: PlanInput, points: readonly Point[]): { record: RolloutRecord; started: boolean } {
+/**
+ * The rollout record for the current template: the remembered one, or a new one (a new rollout or a rollover),
+ * with the stamp to write when the workload has none for it.
+ */
+function currentRollout(input: PlanInput, points: readonly Point[]): { record: RolloutRecord; started: boolean; unstamped?: RolloutStamp } {
   const { observation: o, rollout } = input;
   const stamp = o.stamp?.templateHash === o.templateHash ? o.stamp : undefined;
   if (rollout && rollout.templateHash === o.templateHash && (stamp === undefined || stamp.id === rollout.id)) {
@@ -115,9 +124,9 @@ function currentRollout(input: PlanInput, points: readonly Point[]): { record: R
     return { record: rollout.phase === 'Complete' ? { ...rollout } : { ...rollout, replicas: o.replicas, newAvailable: o.newAvailable }, started: false };
   }
   // A rollover keeps the revision the unfinished rollout started from (its pods still run it); a rollback
-  // comes from the template it replaces.
+  // comes from the revision it abandons, as the webhook stamped it (none when that template never got one).
   const type = stamp?.type ?? 'ROLLOUT';
-  const from = rollout && rollout.phase !== 'Complete' && type === 'ROLLOUT' ? rollout.fromRevision : (stamp?.from ?? o.fromRevision);
+  const from = type === 'ROLLBACK' ? stamp?.from : rollout && rollout.phase !== 'Complete' ? rollout.fromRevision : (stamp?.from ?? o.fromRevision);
   const startTime = stamp?.changedAt ?? input.now;
   const record: RolloutRecord = {
     id: stamp?.id ?? rolloutId(o.templateHash, startTime),
@@ -131,7 +140,9 @@ function currentRollout(input: PlanInput, points: readonly Point[]): { record: R
     points: [],
     pointReached: `0/${points.length}`,
   };
-  return { record, started: true };
+  if (stamp) return { record, started: true };
+  const unstamped: RolloutStamp = { id: record.id, templateHash: record.templateHash, type, ...(from !== undefined && { from }), changedAt: startTime };
+  return { record, started: true, unstamped };
 }
 
 /** The hook records of this rollout: remembered ones updated from their Jobs, and Pending ones for the rest. */
@@ -196,7 +207,9 @@ export function planRollout(input: PlanInput): Plan {
   };
 
   const points = resolvePoints(input.hooks, o.replicas);
-  const { record, started } = currentRollout(input, points);
+  const { record, started, unstamped } = currentRollout(input, points);
+  // A rollout's id names its Jobs: none is created before the id is on an object (the stamp, or the status).
+  if (unstamped) plan.stamp = unstamped;
   // A finished rollout stays as it finished: a later change of the replicas or the hooks is not a rollout.
   const finished = !started && record.phase === 'Complete';
   if (started && input.rollout) {
@@ -270,6 +283,12 @@ export function planRollout(input: PlanInput): Plan {
       plan.events.push({ type: 'Normal', reason: 'PointReached', message: `point ${point.progressPoint} reached (${o.newAvailable}/${o.replicas} new available)` });
     }
     const mine = hooks.filter((h) => h.point === point.count);
+    if (unstamped && mine.some((h) => h.phase === 'Pending')) {
+      hold = stop;
+      message = `point ${point.progressPoint} reached: its hooks run once the rollout is stamped on the workload`;
+      blocked = true;
+      break;
+    }
     for (const hook of mine.filter((h) => h.phase === 'Pending')) {
       Object.assign(hook, { phase: 'Running', startTime: now });
       plan.createJobs.push({ hook: hook.name, name: hook.job, point: point.count });

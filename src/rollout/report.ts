@@ -1,5 +1,5 @@
-// What `podops rollout status` and `podops status` print of a RolloutLifecycle, from its status alone (so it
-// reads the same on any cluster).
+// What `podops rollout status` and `podops status` (text or JSON) print of a RolloutLifecycle, from its status
+// alone (so it reads the same on any cluster).
 
 import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 
@@ -17,6 +17,16 @@ export function rolloutSummary(rl: RolloutLifecycle): string {
   if (!rollout) return `${target}: no rollout since RolloutLifecycle ${rl.metadata.name} was created`;
   return `${target}: ${rollout.type} ${rollout.phase}, points ${rollout.pointReached}${rollout.message ? `: ${rollout.message}` : ''}`;
 }
+
+/** A rollout as `podops status -o json` lists it: the summary line's facts, and the status they come from. */
+export const rolloutJson = (rl: RolloutLifecycle) => ({
+  namespace: rl.metadata.namespace,
+  rolloutLifecycle: rl.metadata.name,
+  target: rl.status?.target,
+  summary: rolloutSummary(rl),
+  rollout: rl.status?.rollout,
+  hooks: rl.status?.hooks ?? [],
+});
 
 /** Whether the rollout waits for something (podops status mentions those). */
 export const rolloutUnderway = (rl: RolloutLifecycle): boolean => ['Progressing', 'Held', 'Failed'].includes(rl.status?.rollout?.phase ?? '');
@@ -44,6 +54,15 @@ export function rolloutReport(rl: RolloutLifecycle, nowMs: number): string {
     }
   }
   const failed = rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) lines.push(`  to go on: podops rollout retry ${rl.status?.target ?? ''} -n ${rl.metadata.namespace ?? ''}, or roll back (kubectl rollout undo)`);
+  if (failed) lines.push(`  to go on: ${nextSteps(rl)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The commands that take a failed rollout on: a retry of the hook, or a rollback with the command that works for the kind. */
+function nextSteps(rl: RolloutLifecycle): string {
+  const kind = rl.spec?.targetRef?.kind ?? '';
+  const target = `${kind.toLowerCase()}/${rl.spec?.targetRef?.name ?? ''} -n ${rl.metadata.namespace ?? ''}`;
+  // kubectl refuses to roll back a paused Deployment, and podops holds it paused.
+  const undo = kind === 'Deployment' ? `podops rollout undo ${target} (kubectl rollout undo refuses a paused Deployment)` : `kubectl rollout undo ${target} (or podops rollout undo)`;
+  return `fix the hook and podops rollout retry ${target}, or roll back: ${undo}`;
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LifecycleHook, RolloutLifecycle } from '../api/rolloutlifecycle.ts';
-import { defaultRolloutLifecycle, validateRolloutLifecycle } from './validate.ts';
+import { defaultRolloutLifecycle, validateRolloutLifecycle, validateRolloutLifecycleUpdate } from './validate.ts';
 
 const jobSpec = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'smoke', image: 'smoke:1' }] } } };
 const hook = (extra: Partial<LifecycleHook> = {}): LifecycleHook => ({ name: 'smoke', trigger: { progressAvailableParams: { progressPoint: '50%' } }, jobSpec, ...extra });
@@ -86,6 +86,21 @@ describe('validateRolloutLifecycle', () => {
       'spec.hooks[1].failurePolicy: Unsupported value: "x": supported values: "Abort", "Ignore"',
       'spec.hooks[1].jobSpec: Required value',
     ]);
+  });
+});
+
+describe('validateRolloutLifecycleUpdate', () => {
+  test('the target is immutable: the workload it holds is released only when the RolloutLifecycle goes', () => {
+    const old = valid([hook()]);
+    assert.deepEqual(validateRolloutLifecycleUpdate(rl({ targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, hooks: [hook()] }), old), [
+      'spec.targetRef: Invalid value: "Deployment/api": field is immutable (it targets Deployment/web: delete this RolloutLifecycle and create one for the other workload)',
+    ]);
+    assert.equal(validateRolloutLifecycleUpdate(rl({ targetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' } }), old).length, 1);
+  });
+
+  test('anything else may change; the defaulted apiVersion is no change', () => {
+    assert.deepEqual(validateRolloutLifecycleUpdate(valid([]), valid([hook()])), []);
+    assert.deepEqual(validateRolloutLifecycleUpdate(rl({ targetRef: { kind: 'Deployment', name: 'web' } }), valid([])), []);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   DEFAULT_HOOK_RETAIN_POLICY,
   HOOK_TRIGGER_PROGRESS_AVAILABLE,
   MAX_HOOK_NAME_LENGTH,
+  TARGET_REF_IMMUTABLE,
   WORKLOAD_KINDS,
   type RolloutLifecycle,
 } from '../api/rolloutlifecycle.ts';
@@ -51,6 +52,14 @@ export function validateRolloutLifecycle(rl: RolloutLifecycle): string[] {
     errors.push(...jobSpecErrors(hook.jobSpec, `${path}.jobSpec`));
   });
   return errors;
+}
+
+/** What an update may not change: the target (the workload it holds is released only when it goes). */
+export function validateRolloutLifecycleUpdate(rl: RolloutLifecycle, old: RolloutLifecycle): string[] {
+  const target = (r: RolloutLifecycle) => ({ apiVersion: r.spec?.targetRef?.apiVersion ?? 'apps/v1', kind: r.spec?.targetRef?.kind, name: r.spec?.targetRef?.name });
+  const [now, before] = [target(rl), target(old)];
+  if (now.apiVersion === before.apiVersion && now.kind === before.kind && now.name === before.name) return [];
+  return [`spec.targetRef: Invalid value: ${quote(`${now.kind}/${now.name}`)}: ${TARGET_REF_IMMUTABLE} (it targets ${before.kind}/${before.name}: delete this RolloutLifecycle and create one for the other workload)`];
 }
 
 function jobSpecErrors(jobSpec: unknown, path: string): string[] {

@@ -65,6 +65,9 @@ export interface Status {
   conditions?: Condition[];
 }
 
+/** Where podops is killed in a reconcile: after creating its Jobs, or after writing the status too. */
+export type Crash = 'before-hold' | 'before-status';
+
 /** What a reconcile saw and decided, handed to the test before it is acted on. */
 export interface Reconcile {
   observed: ObservedRollout;
@@ -213,10 +216,16 @@ export class World {
     this.#store(applyPatch(object, patch));
   }
 
-  changeTemplate(index: number): void {
-    this.userWrite((spec) => {
+  /** A template change; `seen: false`, one the workload webhook did not see (it was not labelled then). */
+  changeTemplate(index: number, seen = true): void {
+    const change = (spec: JsonObject) => {
       spec.template = structuredClone(this.templates[index]!);
-    });
+    };
+    if (seen) return this.userWrite(change);
+    this.second++;
+    const written = this.workload();
+    change(written.spec as JsonObject);
+    this.#store(written);
   }
 
   /** The user deletes an old pod (what OnDelete waits for). */
@@ -429,8 +438,12 @@ export class World {
 
   // ---- podops' controller ----
 
-  /** One reconcile, as RolloutReconciler does it: observe, plan, `check` the plan, then act on it. */
-  reconcile(check: (reconcile: Reconcile) => void = () => {}): Reconcile {
+  /**
+   * One reconcile, as RolloutReconciler does it: observe, plan, `check` the plan, then act on it in the
+   * controller's order (Jobs, the status, the workload's hold). `crash` stops it before the status or before the
+   * hold is written, as podops killed there would.
+   */
+  reconcile(check: (reconcile: Reconcile) => void = () => {}, crash?: Crash): Reconcile {
     this.second++;
     const observed = this.observe();
     const before = structuredClone(this.status);
@@ -451,16 +464,24 @@ export class World {
       if (job) job.suspended = true;
     }
     for (const name of plan.deleteJobs) this.jobs.delete(name);
-    if (plan.hold) this.#hold(observed, plan);
     for (const action of plan.createJobs) if (!this.jobs.has(action.name)) this.jobs.set(action.name, { hook: action.hook, phase: 'Active', suspended: false });
+    if (crash === 'before-status') return reconcile;
     this.status = { ...(plan.rollout && { rollout: plan.rollout }), hooks: plan.hooks, conditions: plan.conditions };
+    if (crash === 'before-hold') return reconcile;
+    if (plan.hold) this.#hold(observed, plan);
     return reconcile;
   }
 
   #hold(observed: ObservedRollout, plan: Plan): void {
     const hold = plan.hold ?? { type: 'release' };
     const written = this.workload();
-    if (hold.type === 'release') {
+    const settings = holdSettings(this.kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
+    if (plan.stamp || (!observed.held && hold.type !== 'release')) {
+      // The first hold, with the stamp of a rollout the webhook did not see.
+      for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, settings[field]);
+      written.metadata.annotations = { ...written.metadata.annotations, [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user), ...(plan.stamp && { [RL_ROLLOUT_ANNOTATION]: JSON.stringify(plan.stamp) }) };
+      this.#store(written);
+    } else if (hold.type === 'release') {
       if (!observed.held) return;
       for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, observed.user[field]);
       const annotations = { ...written.metadata.annotations };
@@ -469,12 +490,8 @@ export class World {
       written.metadata.annotations = annotations;
       this.#store(written);
       return;
-    }
-    const settings = holdSettings(this.kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
-    const changed = HOLD_FIELDS[this.kind].some((f) => JSON.stringify(settings[f]) !== JSON.stringify(observed.current[f]));
-    if (changed || !observed.held) {
+    } else if (HOLD_FIELDS[this.kind].some((f) => JSON.stringify(settings[f]) !== JSON.stringify(observed.current[f]))) {
       for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, settings[field]);
-      if (!observed.held) written.metadata.annotations = { ...written.metadata.annotations, [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user) };
       this.#store(written);
     }
     if (this.kind === 'DaemonSet' && hold.type === 'step') {

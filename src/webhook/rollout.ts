@@ -8,9 +8,10 @@ import type { Informer } from '../kube/informer.ts';
 import { CONTROLLER_REVISIONS, JOBS, REPLICASETS } from '../kube/resources.ts';
 import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
+import { targetsSame } from '../rollout/claim.ts';
 import { hookJob, hookJobName } from '../rollout/jobs.ts';
 import { observeRollout, type ControllerRevision, type ReplicaSetLike } from '../rollout/observe.ts';
-import { defaultRolloutLifecycle, validateRolloutLifecycle } from '../rollout/validate.ts';
+import { defaultRolloutLifecycle, validateRolloutLifecycle, validateRolloutLifecycleUpdate } from '../rollout/validate.ts';
 import { sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { validationMessage } from '../transition/validate.ts';
@@ -94,16 +95,16 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
   const rl = request.object as RolloutLifecycle | undefined;
   if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
-  const errors = validateRolloutLifecycle(rl);
+  const previous = request.oldObject as RolloutLifecycle | undefined;
+  const errors = [...validateRolloutLifecycle(rl), ...(request.operation === 'UPDATE' && previous?.metadata ? validateRolloutLifecycleUpdate(rl, previous) : [])];
   // One RolloutLifecycle per workload is checked against the cache: it must hold every other one.
   if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the ${request.operation} of RolloutLifecycle ${rl.metadata.name}`));
   const target = rl.spec?.targetRef;
   const other = rolloutLifecycles
     .list(rl.metadata.namespace)
-    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && o.spec?.targetRef?.kind === target?.kind && o.spec?.targetRef?.name === target?.name);
+    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && targetsSame(o, rl));
   if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
   if (errors.length > 0) return denied(validationMessage(errors));
-  const previous = request.oldObject as RolloutLifecycle | undefined;
   if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
   const hooks = rl.spec?.hooks ?? [];
   if (hooks.length > 0) {
@@ -119,6 +120,7 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
       rolloutLifecycle: rl.metadata.name ?? '',
       hook: hook.name ?? '',
       point: 0,
+      workload: { kind: (target?.kind ?? 'Deployment') as WorkloadKind, name: target?.name ?? 'workload' },
       rollout: 'dry0000run',
       templateHash: 'dry0000run',
       jobSpec: hook.jobSpec ?? {},

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { PODS } from '../../src/kube/resources.ts';
+import { RL_WORKLOAD_LABEL, type RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
+import { DEPLOYMENTS, PODS, ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
+import type { Workload } from '../../src/rollout/workload.ts';
 import { isServiceAvailable } from '../e2e/harness.ts';
 import { until } from '../support/wait.ts';
 import { freePort } from '../support/wait.ts';
@@ -59,6 +61,8 @@ describe('podops up', () => {
       /^ {2}podops begin <pod> -n demo --id upgrade --type update +# /m,
       /^ {2}podops finish <pod> -n demo --id upgrade --type update +# /m,
       /^ {2}kubectl set image deployment\/web -n demo web=nginx:1\.28 +# /m,
+      /^ {2}podops rollout status deployment\/web -n demo +# /m,
+      /^ {2}podops rollout undo deployment\/web -n demo +# /m,
       /^ {2}kubectl scale deployment\/web -n demo --replicas=1 +# /m,
     ]) {
       assert.match(stdout, line);
@@ -79,6 +83,17 @@ describe('podops up', () => {
         const report = await until(async () => (await fetch(url)).json() as Promise<{ text: string }>, (r) => typeof r.text === 'string', `${url} answered`);
         assert.match(report.text, new RegExp(`^Pod demo/${pod.metadata.name}\n {2}phase: ServiceAvailable`));
       }
+      // The demo Deployment has rollout hooks: its RolloutLifecycle, reconciled (the Deployment labelled for it).
+      const rl = await until(() => client.get<RolloutLifecycle>(ROLLOUTLIFECYCLES, 'demo', 'web'), (r) => r.status?.target === 'Deployment/web', 'the demo RolloutLifecycle reconciled');
+      assert.deepEqual(
+        rl.spec?.hooks?.map((h) => [h.name, h.trigger?.progressAvailableParams?.progressPoint]),
+        [
+          ['migrate', 0],
+          ['smoke', '50%'],
+          ['notify', '100%'],
+        ],
+      );
+      assert.equal((await client.get<Workload>(DEPLOYMENTS, 'demo', 'web')).metadata.labels?.[RL_WORKLOAD_LABEL], 'web');
       // Each is behind the example load balancer, which says so on stdout.
       for (const pod of pods) {
         await until(() => stdout, (out) => new RegExp(`load balancer {2}traffic on: {2}${pod.metadata.name} behind demo/web\\n`).test(out), `traffic on for ${pod.metadata.name}`);

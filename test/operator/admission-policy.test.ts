@@ -7,9 +7,10 @@ import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
 import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
-import { RL_JOB_HOOK_LABEL, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
+import { RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
+import { hookJob } from '../../src/rollout/jobs.ts';
 import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
 import { evaluatePolicy, type PolicyRequest } from '../support/admission-policy.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
@@ -133,7 +134,21 @@ describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
     deniedFor(updateOf('deployments', deployment, (d) => (d.metadata.annotations = { [HELD_POD_DELETED_ANNOTATION]: '1700000000000000000' })), /labels and annotations of a workload/);
 
     const jobs = { group: 'batch', version: 'v1', resource: 'jobs' };
-    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'held-pre', namespace: 'default', labels: { [RL_JOB_HOOK_LABEL]: 'pre' } }, spec: { backoffLimit: 0, template: {} } as Record<string, unknown> };
+    // A hook Job as podops makes it, every label included.
+    const job = hookJob({
+      namespace: 'default',
+      name: 'held-pre-r1',
+      rolloutLifecycle: 'held',
+      hook: 'pre',
+      point: 1,
+      workload: { kind: 'Deployment', name: 'held' },
+      toRevision: 'held-6d4f9c8b7',
+      rollout: 'r1',
+      templateHash: '0a1b2c3d4e',
+      jobSpec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36' }] } } },
+      owner: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'held-6d4f9c8b7', uid: 'uid-rs' },
+      env: { type: 'ROLLOUT', from: 'default/held-5c7b', to: 'default/held-6d4f9c8b7' },
+    }) as KubeObject & { spec: Record<string, unknown> };
     allowed(evaluatePolicy(policy, { operation: 'CREATE', resource: jobs, username: PODOPS, object: job }));
     deniedFor(evaluatePolicy(policy, { operation: 'CREATE', resource: jobs, username: PODOPS, object: { ...job, metadata: { name: 'x', namespace: 'default' } } }), /Jobs of rollout hooks/);
     allowed(evaluatePolicy(policy, { operation: 'UPDATE', resource: jobs, username: PODOPS, object: { ...job, spec: { ...job.spec, suspend: true } }, oldObject: job }));

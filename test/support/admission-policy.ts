@@ -6,7 +6,7 @@ import { run } from '@bufbuild/cel';
 
 
 /** JSON as the API server hands it to CEL: objects are maps, integral numbers are ints. */
-function toCel(value: unknown): unknown {
+export function toCel(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toCel);
   if (value !== null && typeof value === 'object') return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);

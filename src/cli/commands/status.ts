@@ -1,11 +1,12 @@
 // `podops status`: the controlled pods of a namespace (or all), with each lifecycle's phase, how long it
-// has been there, and what it waits for (including which PodTransitionRule blocks it and why).
+// has been there, and what it waits for (including which PodTransitionRule blocks it and why), and the
+// rollouts under way of workloads with rollout hooks.
 
 import type { Pod } from '../../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
 import type { RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
 import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
-import { rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
+import { rolloutJson, rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
 import { explainPod, podWaits, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
 import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
@@ -15,10 +16,11 @@ import { reportJson } from '../pod-report-text.ts';
 const usage = `Usage: podops status [options]
 
 Lists the pods under PodOpsLifecycle (label ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}) with the phase of each
-lifecycle, the time spent in it, and what it waits for.
+lifecycle, the time spent in it, and what it waits for; then the rollouts under way of the workloads with rollout
+hooks (a RolloutLifecycle): where each is and what it waits for (podops rollout status KIND/NAME tells more).
 
 Options:
-${optionsHelp([...KUBE_FLAGS_HELP, ['-A, --all-namespaces', 'every namespace'], ['-o, --output FORMAT', 'text (default) or json']])}`;
+${optionsHelp([...KUBE_FLAGS_HELP, ['-A, --all-namespaces', 'every namespace'], ['-o, --output FORMAT', 'text (default) or json: {"pods": [...], "rollouts": [...]}']])}`;
 
 function rows(reports: PodReport[], nowMs: number, allNamespaces: boolean): string {
   const now = nanosFromMillis(nowMs);
@@ -47,13 +49,15 @@ export const statusCommand: Command = {
       const reports = list.items
         .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
         .map(explainPod);
-      if (values.output === 'json') io.stdout.write(reportJson(reports));
-      else {
-        if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
-        else io.stdout.write(rows(reports, io.now(), allNamespaces));
-        const rollouts = (await client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) }).catch(() => ({ items: [] }))).items.filter(rolloutUnderway);
-        if (rollouts.length > 0) io.stdout.write(`\nRollouts under hooks:\n${rollouts.map((rl) => `  ${allNamespaces ? `${rl.metadata.namespace}/` : ''}${rolloutSummary(rl)}`).join('\n')}\n`);
+      // A cluster without the RolloutLifecycle CRD has no rollouts under hooks.
+      const rollouts = (await client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) }).catch(() => ({ items: [] }))).items.filter(rolloutUnderway);
+      if (values.output === 'json') {
+        io.stdout.write(reportJson({ pods: reports, rollouts: rollouts.map(rolloutJson) }));
+        return 0;
       }
+      if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
+      else io.stdout.write(rows(reports, io.now(), allNamespaces));
+      if (rollouts.length > 0) io.stdout.write(`\nRollouts under hooks:\n${rollouts.map((rl) => `  ${allNamespaces ? `${rl.metadata.namespace}/` : ''}${rolloutSummary(rl)}`).join('\n')}\n`);
       return 0;
     } finally {
       client.close();
