@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { scenarios } from './lifecycle.ts';
 import { printTable } from './measure.ts';
 import { deployedNodeFlags, pin } from './processes.ts';
+import { reviewBody } from '../test/support/admission-review.ts';
 
 interface Server {
   address: string;
@@ -37,22 +38,16 @@ export async function runWebhookBench(): Promise<void> {
   const server = await startServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
   const [, input] = scenarios()[2]!;
-  const body = JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: '705ab4f5-6393-11e8-b7cc-42010a800002',
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: input.pod.metadata.name,
-      namespace: input.pod.metadata.namespace,
-      operation: 'UPDATE',
-      userInfo: { username: 'system:serviceaccount:podops-system:podops', groups: ['system:authenticated'] },
-      object: input.pod,
-      oldObject: input.oldPod,
-      dryRun: false,
-      options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
-    },
+  const body = reviewBody({
+    uid: '705ab4f5-6393-11e8-b7cc-42010a800002',
+    name: input.pod.metadata.name,
+    namespace: input.pod.metadata.namespace,
+    operation: 'UPDATE',
+    userInfo: { username: 'system:serviceaccount:podops-system:podops', groups: ['system:authenticated'] },
+    object: input.pod,
+    oldObject: input.oldPod,
+    dryRun: false,
+    options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
   });
   const review = (address = server.address): Promise<number> =>
     new Promise((resolve, reject) => {

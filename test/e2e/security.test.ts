@@ -17,6 +17,7 @@ import { generateCA, generateClientCertificate } from '../../src/webhook/certifi
 import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
 import { freePort } from '../support/wait.ts';
 import { post } from '../support/tls.ts';
+import { reviewBody } from '../support/admission-review.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 import { clusterWithOperatorProcess, startOperatorProcess, type OperatorProcess } from './operator-process.ts';
@@ -64,20 +65,7 @@ describe('the webhook port under attack', () => {
   });
 
   const deleteReview = (oldObject: unknown): string =>
-    JSON.stringify({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: 'forged',
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        name: (oldObject as Pod).metadata.name,
-        namespace: 'attack',
-        operation: 'DELETE',
-        userInfo: { username: 'system:admin' },
-        oldObject,
-      },
-    });
+    reviewBody({ uid: 'forged', name: (oldObject as Pod).metadata.name, namespace: 'attack', operation: 'DELETE', userInfo: { username: 'system:admin' }, oldObject });
 
   const untouched = async (name: string, before: Pod): Promise<void> => {
     const now = await getPod(stack.cluster, 'attack', name);
@@ -103,20 +91,15 @@ describe('the webhook port under attack', () => {
   });
 
   const evictionReview = (name: string): string =>
-    JSON.stringify({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: 'forged-eviction',
-        kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        subResource: 'eviction',
-        name,
-        namespace: 'attack',
-        operation: 'CREATE',
-        userInfo: { username: 'system:serviceaccount:kube-system:cluster-autoscaler' },
-        object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'attack' } },
-      },
+    reviewBody({
+      uid: 'forged-eviction',
+      kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+      subResource: 'eviction',
+      name,
+      namespace: 'attack',
+      operation: 'CREATE',
+      userInfo: { username: 'system:serviceaccount:kube-system:cluster-autoscaler' },
+      object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'attack' } },
     });
 
   test('a forged eviction review for a live pod on a node nobody empties changes nothing on the pod', async () => {

@@ -8,23 +8,11 @@ import { allowed, denied } from '../../src/webhook/admission.ts';
 import type { ServingBundle } from '../../src/webhook/certificates.ts';
 import { genericRoute } from '../../src/webhook/dispatch.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
+import { reviewBody } from '../support/admission-review.ts';
 import { localCertificates, post } from '../support/tls.ts';
 
 const review = (operation: string, subResource?: string): string =>
-  JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: 'u1',
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      ...(subResource && { subResource }),
-      name: 'web-0',
-      namespace: 'default',
-      operation,
-      object: { metadata: { name: 'web-0' } },
-    },
-  });
+  reviewBody({ uid: 'u1', ...(subResource && { subResource }), name: 'web-0', operation, object: { metadata: { name: 'web-0' } } });
 
 describe('admission review metrics', () => {
   let certs: ServingBundle;

@@ -13,26 +13,12 @@ import { podTransitionRuleSchema } from '../../src/api/podtransitionrule.ts';
 import { generateCA, generateClientCertificate, type KeyPair, type ServingBundle } from '../../src/webhook/certificates.ts';
 import { POD_SHAPE, requireShape } from '../../src/webhook/object-shape.ts';
 import { open, targetOf } from '../support/hostile-http.ts';
+import { reviewBody } from '../support/admission-review.ts';
 import { until } from '../support/wait.ts';
 
 const NOW = 1717505885197871195n;
 
-function review(operation: string, object: unknown, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: 'b0b1-uid',
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: 'web-0',
-      namespace: 'default',
-      operation,
-      object,
-      ...extra,
-    },
-  });
-}
+const review = (operation: string, object: unknown, extra: Record<string, unknown> = {}): string => reviewBody({ name: 'web-0', operation, object, ...extra });
 
 const patchOps = (patch: unknown): unknown => JSON.parse(Buffer.from(String(patch), 'base64').toString());
 
@@ -176,16 +162,11 @@ describe('webhook server hardening', () => {
     const labels = await verdictOf(review('CREATE', { metadata: { name: 'p', labels: { app: 7 } } }));
     assert.deepEqual(labels.status, { code: 400, message: 'malformed Pod: request.object.metadata.labels.app: got a number, must be a string' });
     const ptr = await verdictOf(
-      JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1',
-        kind: 'AdmissionReview',
-        request: {
-          uid: 'u',
-          kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'PodTransitionRule' },
-          resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' },
-          operation: 'CREATE',
-          object: { metadata: { name: 'r' }, spec: { rules: [null] } },
-        },
+      reviewBody({
+        kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'PodTransitionRule' },
+        resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' },
+        operation: 'CREATE',
+        object: { metadata: { name: 'r' }, spec: { rules: [null] } },
       }),
     );
     assert.deepEqual(ptr.status, { code: 400, message: 'malformed PodTransitionRule: request.object.spec.rules[0]: got null, must be an object' });
