@@ -24,7 +24,7 @@ import { labelSelectorString } from '../api/selector.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, type KubeClient } from '../kube/client.ts';
 import { Controller, type ControllerRuntimeOptions, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
-import type { Informer } from '../kube/informer.ts';
+import { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../kube/resources.ts';
 import { claimantOf, targetsSame } from '../rollout/claim.ts';
@@ -51,6 +51,23 @@ export interface RolloutControllerOptions {
   events?: EventRecorder;
   now?: () => Date;
   logger?: Logger;
+}
+
+export type RolloutInformers = Pick<RolloutControllerOptions, 'rolloutLifecycles' | 'workloads' | 'jobs' | 'replicaSets'>;
+
+/** The controller's caches: every RolloutLifecycle, and only the workloads, Jobs and ReplicaSets podops labelled for one. */
+export function rolloutInformers(client: KubeClient, logger?: Logger): RolloutInformers {
+  const labelled = { client, labelSelector: RL_WORKLOAD_LABEL, ...(logger && { logger }) };
+  return {
+    rolloutLifecycles: new Informer<RolloutLifecycle>({ client, type: ROLLOUTLIFECYCLES, ...(logger && { logger }) }),
+    workloads: {
+      Deployment: new Informer<Workload>({ ...labelled, type: DEPLOYMENTS }),
+      StatefulSet: new Informer<Workload>({ ...labelled, type: STATEFULSETS }),
+      DaemonSet: new Informer<Workload>({ ...labelled, type: DAEMONSETS }),
+    },
+    jobs: new Informer<JobLike & { metadata: { name?: string; namespace?: string } }>({ ...labelled, type: JOBS }),
+    replicaSets: new Informer<Workload>({ ...labelled, type: REPLICASETS }),
+  };
 }
 
 const rfc3339 = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -18,11 +18,9 @@ import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
-import { DAEMONSETS, DEPLOYMENTS, JOBS, PODS, PODTRANSITIONRULES, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS } from '../kube/resources.ts';
-import { RL_KIND, RL_WORKLOAD_LABEL, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
-import { rolloutController } from '../controllers/rollout-controller.ts';
-import type { JobLike } from '../rollout/observe.ts';
-import type { Workload } from '../rollout/workload.ts';
+import { PODS, PODTRANSITIONRULES } from '../kube/resources.ts';
+import { RL_KIND, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
+import { rolloutController, rolloutInformers } from '../controllers/rollout-controller.ts';
 import { admitWorkload, defaultRolloutLifecycleRequest, validateRolloutLifecycleRequest } from '../webhook/rollout.ts';
 import { admitEviction } from '../webhook/eviction.ts';
 import type { AdmissionRequest } from '../webhook/admission.ts';
@@ -116,17 +114,9 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   ];
   const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
-  // Rollout hooks: only the workloads and Jobs podops labelled for a RolloutLifecycle are cached.
-  const labelled = { labelSelector: RL_WORKLOAD_LABEL, logger: log, client };
-  const rolloutLifecycles = new Informer<RolloutLifecycle>({ client, type: ROLLOUTLIFECYCLES, logger: log });
-  const workloads = {
-    Deployment: new Informer<Workload>({ ...labelled, type: DEPLOYMENTS }),
-    StatefulSet: new Informer<Workload>({ ...labelled, type: STATEFULSETS }),
-    DaemonSet: new Informer<Workload>({ ...labelled, type: DAEMONSETS }),
-  };
-  const hookJobs = new Informer<JobLike & { metadata: { name?: string; namespace?: string } }>({ ...labelled, type: JOBS });
-  const replicaSets = new Informer<Workload>({ ...labelled, type: REPLICASETS });
-  controllers.push(rolloutController({ client, rolloutLifecycles, workloads, jobs: hookJobs, replicaSets, events, metrics, logger: log }));
+  const rollout = rolloutInformers(client, log);
+  const { rolloutLifecycles, workloads } = rollout;
+  controllers.push(rolloutController({ client, ...rollout, events, metrics, logger: log }));
   // The caches the protocol needs gate the start and readiness. The rollout caches do not: without the
   // RolloutLifecycle CRD (a `helm upgrade` does not add CRDs) rollout hooks wait for it, the rest runs; the
   // rollout controller waits for its own caches.
@@ -139,8 +129,8 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     ['deployment-informer', workloads.Deployment as never],
     ['statefulset-informer', workloads.StatefulSet as never],
     ['daemonset-informer', workloads.DaemonSet as never],
-    ['job-informer', hookJobs as never],
-    ['replicaset-informer', replicaSets as never],
+    ['job-informer', rollout.jobs as never],
+    ['replicaset-informer', rollout.replicaSets as never],
   ];
 
   // Only the leader counts lifecycle transitions, so replicas do not multiply them.

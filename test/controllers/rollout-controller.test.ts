@@ -7,13 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type Sandbox } from '@podops/sandbox';
 import { RL_FINALIZER, RL_WORKLOAD_LABEL, rolloutLifecycleCRD, type LifecycleHook, type RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
-import { rolloutController } from '../../src/controllers/rollout-controller.ts';
+import { rolloutController, rolloutInformers } from '../../src/controllers/rollout-controller.ts';
 import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
-import { Informer } from '../../src/kube/informer.ts';
-import { CUSTOM_RESOURCE_DEFINITIONS, DAEMONSETS, DEPLOYMENTS, EVENTS, JOBS, NAMESPACES, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS } from '../../src/kube/resources.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, EVENTS, NAMESPACES, ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
 import { admitWorkloadUpdate } from '../../src/rollout/admission.ts';
-import type { JobLike } from '../../src/rollout/observe.ts';
 import type { JsonObject, Workload } from '../../src/rollout/workload.ts';
 import { listRevisions } from '../../src/webhook/rollout.ts';
 import { until } from '../support/wait.ts';
@@ -39,18 +37,10 @@ describe('RolloutLifecycle controller', () => {
     await client.create(CUSTOM_RESOURCE_DEFINITIONS, rolloutLifecycleCRD() as KubeObject);
     await until(() => client.list(ROLLOUTLIFECYCLES, { namespace: 'default' }).then(() => true, () => false), Boolean, 'the CRD served');
     // As the operator wires it: the labelled workloads, Jobs and ReplicaSets only.
-    const labelled = { client, labelSelector: RL_WORKLOAD_LABEL };
-    const rolloutLifecycles = new Informer<RolloutLifecycle>({ client, type: ROLLOUTLIFECYCLES });
-    const workloads = {
-      Deployment: new Informer<Workload>({ ...labelled, type: DEPLOYMENTS }),
-      StatefulSet: new Informer<Workload>({ ...labelled, type: STATEFULSETS }),
-      DaemonSet: new Informer<Workload>({ ...labelled, type: DAEMONSETS }),
-    };
-    const jobs = new Informer<JobLike & { metadata: { name?: string; namespace?: string } }>({ ...labelled, type: JOBS });
-    const replicaSets = new Informer<Workload>({ ...labelled, type: REPLICASETS });
-    for (const informer of [rolloutLifecycles, ...Object.values(workloads), jobs, replicaSets]) void informer.run(stop.signal);
+    const caches = rolloutInformers(client);
+    for (const informer of [caches.rolloutLifecycles, ...Object.values(caches.workloads), caches.jobs, caches.replicaSets]) void informer.run(stop.signal);
     const events = new EventRecorder({ client, component: 'podops' });
-    void rolloutController({ client, rolloutLifecycles, workloads, jobs, replicaSets, events }).run(stop.signal);
+    void rolloutController({ client, ...caches, events }).run(stop.signal);
   });
   after(async () => {
     stop.abort();

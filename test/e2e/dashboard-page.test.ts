@@ -18,21 +18,12 @@ import { DEPLOYMENTS, NAMESPACES, PODS, PODTRANSITIONRULES } from '../../src/kub
 import { chromiumMissing, launchChromium, type Browser } from '../support/chromium.ts';
 import { runCli } from '../support/cli.ts';
 import { freePort, until } from '../support/wait.ts';
-import { controlledPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 
 const skip = chromiumMissing();
 if (skip) console.log(`# skipping the dashboard page tests: ${skip}`);
 
-const deployment = (namespace: string, image: string): KubeObject => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'web', namespace },
-  spec: {
-    replicas: 3,
-    selector: { matchLabels: { app: 'web' } },
-    template: { metadata: { labels: { app: 'web', [CONTROL_LABEL]: 'true' } }, spec: { containers: [{ name: 'web', image }] } },
-  },
-});
+const deployment = (namespace: string, image: string): KubeObject => deploymentManifest(namespace, 'web', { image });
 
 /** The background colour the page gives a segment of the phase. */
 const colourOf = (page: Page, selector: string): Promise<string> =>

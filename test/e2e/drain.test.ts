@@ -16,23 +16,15 @@ import { DEPLOYMENTS, EVENTS, NAMESPACES, PODDISRUPTIONBUDGETS, PODS, PODTRANSIT
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
-import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { deploymentManifest, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { clusterWithOperatorProcess } from './operator-process.ts';
 
 const run = promisify(execFile);
 
 const HOLD_FINALIZER = `${PROTECTION_FINALIZER_PREFIX}/held-by-test`;
 
-const deployment = (namespace: string, name: string, controlled: boolean, replicas = 3): KubeObject => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name, namespace },
-  spec: {
-    replicas,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name, tier: 'web', ...(controlled && { 'kusionstack.io/control': 'true' }) } }, spec: { containers: [{ name, image: 'nginx:1.27' }] } },
-  },
-});
+const deployment = (namespace: string, name: string, controlled: boolean, replicas = 3): KubeObject =>
+  deploymentManifest(namespace, name, { replicas, controlled, labels: { tier: 'web' } });
 
 /** The node holding the most pods of the namespace, and its pods; of the nodes holding pods of every app in `apps`. */
 async function busiestNode(cluster: Cluster, namespace: string, apps: readonly string[] = []): Promise<{ node: string; pods: Pod[] }> {

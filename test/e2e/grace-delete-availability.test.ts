@@ -19,7 +19,7 @@ import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { resolveIntOrPercent } from '../../src/api/kube.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
-import { isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { deploymentManifest, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 
 const run = promisify(execFile);
 
@@ -75,17 +75,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
         spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'one-at-a-time', availablePolicy: { maxUnavailableValue: 1 } }] },
       } as KubeObject);
     }
-    await cluster.client.create(DEPLOYMENTS, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace },
-      spec: {
-        replicas,
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } },
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
-      },
-    });
+    await cluster.client.create(DEPLOYMENTS, deploymentManifest(namespace, 'web', { replicas, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } } }));
     await settled(namespace, replicas, 'nginx:1.27');
     return namespace;
   }

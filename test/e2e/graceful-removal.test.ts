@@ -9,7 +9,7 @@ import type { Pod } from '../../src/api/kube.ts';
 import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
-import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, deploymentManifest, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
 describe('GraceDelete and rollouts on the sandbox', () => {
@@ -44,16 +44,7 @@ describe('GraceDelete and rollouts on the sandbox', () => {
   test('a Deployment scale-in and a rolling update never remove a pod the load balancer still routes to', async () => {
     const { client } = cluster;
     await serviceNamespace(cluster, 'rollout');
-    await client.create(DEPLOYMENTS, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'rollout' },
-      spec: {
-        replicas: 4,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
-      },
-    });
+    await client.create(DEPLOYMENTS, deploymentManifest('rollout', 'web', { replicas: 4 }));
     // Settled: exactly `count` pods, all on `image` and in service, and no old pod still terminating.
     const allAvailable = async (count: number, image: string): Promise<boolean> => {
       const pods = (await client.list<Pod>(PODS, { namespace: 'rollout' })).items;

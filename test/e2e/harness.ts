@@ -50,6 +50,32 @@ export const controlledPod = (namespace: string, name: string): KubeObject => ({
   spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
 });
 
+export interface DeploymentOptions {
+  replicas?: number;
+  image?: string;
+  /** Labelled kusionstack.io/control=true (default), or not. */
+  controlled?: boolean;
+  strategy?: Record<string, unknown>;
+  /** More labels on the pods, besides app=<name>. */
+  labels?: Record<string, string>;
+}
+
+/** A Deployment of pods labelled app=<name>, with one container named after it. */
+export const deploymentManifest = (namespace: string, name: string, options: DeploymentOptions = {}): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace },
+  spec: {
+    replicas: options.replicas ?? 3,
+    ...(options.strategy && { strategy: options.strategy }),
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name, ...options.labels, ...(options.controlled !== false && { [CONTROL_LABEL]: 'true' }) } },
+      spec: { containers: [{ name, image: options.image ?? 'nginx:1.27' }] },
+    },
+  },
+});
+
 /** Per-ID lifecycle labels and operation permissions on a pod. */
 export const lifecycleLabels = (pod: Pod): string[] =>
   Object.keys(pod.metadata.labels ?? {}).filter((k) => isOperationPermissionKey(k) || parseIdLabelKey(k) !== undefined);

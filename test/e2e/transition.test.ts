@@ -8,7 +8,7 @@ import { DEPLOYMENTS, PODS, PODTRANSITIONRULES } from '../../src/kube/resources.
 import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
 import { runCli } from '../support/cli.ts';
-import { isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
 /** Taken out of service by podops: a lifecycle past PreCheck. */
@@ -30,16 +30,7 @@ describe('PodTransitionRule on GraceDelete', () => {
       metadata: { name: 'budget', namespace: 'budget' },
       spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'half', availablePolicy: { maxUnavailableValue: '50%', minAvailableValue: 2 } }] },
     });
-    await client.create(DEPLOYMENTS, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'budget' },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web', 'kusionstack.io/control': 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
-      },
-    });
+    await client.create(DEPLOYMENTS, deploymentManifest('budget', 'web', { replicas: 6 }));
     const live = async (): Promise<Pod[]> => (await client.list<Pod>(PODS, { namespace: 'budget' })).items;
     const original = await until(live, (pods) => pods.length === 6 && pods.every(isServiceAvailable), '6 pods service-available', 30_000);
     const startRv = Math.max(...original.map((p) => Number(p.metadata.resourceVersion)));

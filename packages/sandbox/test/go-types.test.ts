@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, podManifest, startHarness, type Harness } from './harness.ts';
+import { eventually, gadgetCrd, podManifest, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
 const ns = 'gotypes';
@@ -13,17 +13,7 @@ const ns = 'gotypes';
 before(async () => {
   h = await startHarness();
   assert.equal((await h.http('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  };
+  const crd = gadgetCrd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }]);
   assert.equal((await h.http('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
   await eventually(async () => ((await h.http('GET', `/apis/example.com/v1/namespaces/${ns}/gadgets`)).status === 200 ? true : undefined));
 });

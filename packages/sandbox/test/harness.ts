@@ -160,6 +160,14 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
   }
 }
 
+/** The CustomResourceDefinition `gadgets.example.com` (namespaced, kind Gadget) with these versions. */
+export const gadgetCrd = (versions: Record<string, unknown>[]): Record<string, unknown> & { metadata: { name: string } } => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gadgets.example.com' },
+  spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions },
+});
+
 export const podManifest = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   apiVersion: 'v1',
   kind: 'Pod',

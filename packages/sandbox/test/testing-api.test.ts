@@ -7,6 +7,7 @@ import { access, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { startSandbox, WaitTimeoutError, type Sandbox } from '../src/index.ts';
+import { gadgetCrd } from './harness.ts';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
@@ -139,17 +140,7 @@ describe('with a sandbox', () => {
   });
 
   test('registerCrd resolves once the resource is served, so the next client call works', async () => {
-    const crd = await sandbox.registerCrd({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'gadgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 3 } } } } } } }],
-      },
-    });
+    const crd = await sandbox.registerCrd(gadgetCrd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 3 } } } } } } }]));
     assert.equal(crd.metadata.name, 'gadgets.example.com');
     const kc = new KubeConfig();
     kc.loadFromOptions(sandbox.kubeConfigOptions);

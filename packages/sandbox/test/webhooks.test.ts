@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { eventually, podManifest, skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
+import { eventually, gadgetCrd, podManifest, skipWithoutKubectl, startHarness, type Harness } from './harness.ts';
 import { createCertificateAuthority, startWebhookServer, type CertificateAuthority, type WebhookServer } from './webhook-server.ts';
 
 let h: Harness;
@@ -666,20 +666,10 @@ describe('matchPolicy', () => {
   test('Equivalent calls a webhook registered for another version of the resource, with the object in that version; Exact does not', async () => {
     await namespace('wh-equiv');
     const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'gadgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-        versions: [
-          { name: 'v1', served: true, storage: true, schema },
-          { name: 'v2', served: true, storage: false, schema },
-        ],
-      },
-    };
+    const crd = gadgetCrd([
+      { name: 'v1', served: true, storage: true, schema },
+      { name: 'v2', served: true, storage: false, schema },
+    ]);
     assert.equal((await h.http('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
     await eventually(async () => ((await h.http('GET', '/apis/example.com/v2/namespaces/wh-equiv/gadgets')).status === 200 ? true : undefined));
     server.handle('/equiv', () => ({ allowed: true, patch: [{ op: 'add', path: '/spec/size', value: 3 }] }));
