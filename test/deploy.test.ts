@@ -116,6 +116,9 @@ test("a RolloutLifecycle's spec.targetRef is immutable: the CRD's rule, evaluate
   assert.equal(holds(ref('Deployment', 'web'), ref('Deployment', 'web')), true);
   assert.equal(holds(ref('Deployment', 'api'), ref('Deployment', 'web')), false);
   assert.equal(holds(ref('StatefulSet', 'web'), ref('Deployment', 'web')), false);
+  // The message kube-apiserver gives (it runs the rule before any webhook) names the target, as the webhook's does.
+  const { messageExpression } = rule as { messageExpression?: string };
+  assert.equal(run(messageExpression ?? '', { self: toCel(ref('Deployment', 'api')), oldSelf: toCel(ref('Deployment', 'web')) } as never), 'field is immutable (it targets Deployment/web: delete this RolloutLifecycle and create one for the other workload)');
 });
 
 // ---- RBAC: what the code calls, read from the code --------------------------------------------------------

@@ -54,6 +54,13 @@ export const DEFAULT_HOOK_FAILURE_POLICY: HookFailurePolicy = 'Abort';
 export const DEFAULT_HOOK_RETAIN_POLICY: HookRetainPolicy = 'Always';
 /** Why a change of spec.targetRef is refused (by the schema's rule and the validating webhook alike). */
 export const TARGET_REF_IMMUTABLE = 'field is immutable';
+/** What the refusal adds after the workload it targets, in both places. */
+export const TARGET_REF_IMMUTABLE_HINT = 'delete this RolloutLifecycle and create one for the other workload';
+/**
+ * The schema rule's message as a CEL expression, so that kube-apiserver (which runs the rule before any webhook)
+ * names the target and the way out as the webhook does.
+ */
+const TARGET_REF_IMMUTABLE_EXPRESSION = `'${TARGET_REF_IMMUTABLE} (it targets ' + oldSelf.kind + '/' + oldSelf.name + ': ${TARGET_REF_IMMUTABLE_HINT})'`;
 /** Hooks per RolloutLifecycle at most; a hook name at most (it is part of Job names, 63 characters). */
 export const MAX_HOOKS = 32;
 export const MAX_HOOK_NAME_LENGTH = 40;
@@ -164,7 +171,7 @@ function specSchema(): Schema {
           },
           ['kind', 'name'],
         ),
-        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: TARGET_REF_IMMUTABLE }],
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: TARGET_REF_IMMUTABLE, messageExpression: TARGET_REF_IMMUTABLE_EXPRESSION }],
       },
       hooks: array(
         'Jobs run at progress points of each rollout; hooks of one point run in parallel, points in order.',

@@ -9,6 +9,7 @@ import {
   HOOK_TRIGGER_PROGRESS_AVAILABLE,
   MAX_HOOK_NAME_LENGTH,
   TARGET_REF_IMMUTABLE,
+  TARGET_REF_IMMUTABLE_HINT,
   WORKLOAD_KINDS,
   type RolloutLifecycle,
 } from '../api/rolloutlifecycle.ts';
@@ -59,7 +60,7 @@ export function validateRolloutLifecycleUpdate(rl: RolloutLifecycle, old: Rollou
   const target = (r: RolloutLifecycle) => ({ apiVersion: r.spec?.targetRef?.apiVersion ?? 'apps/v1', kind: r.spec?.targetRef?.kind, name: r.spec?.targetRef?.name });
   const [now, before] = [target(rl), target(old)];
   if (now.apiVersion === before.apiVersion && now.kind === before.kind && now.name === before.name) return [];
-  return [`spec.targetRef: Invalid value: ${quote(`${now.kind}/${now.name}`)}: ${TARGET_REF_IMMUTABLE} (it targets ${before.kind}/${before.name}: delete this RolloutLifecycle and create one for the other workload)`];
+  return [`spec.targetRef: Invalid value: ${quote(`${now.kind}/${now.name}`)}: ${TARGET_REF_IMMUTABLE} (it targets ${before.kind}/${before.name}: ${TARGET_REF_IMMUTABLE_HINT})`];
 }
 
 function jobSpecErrors(jobSpec: unknown, path: string): string[] {

@@ -97,13 +97,15 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
   const previous = request.oldObject as RolloutLifecycle | undefined;
   const errors = [...validateRolloutLifecycle(rl), ...(request.operation === 'UPDATE' && previous?.metadata ? validateRolloutLifecycleUpdate(rl, previous) : [])];
-  // One RolloutLifecycle per workload is checked against the cache: it must hold every other one.
-  if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the ${request.operation} of RolloutLifecycle ${rl.metadata.name}`));
+  // One RolloutLifecycle per workload is checked on CREATE against the cache, which must hold every other one.
+  // Not on UPDATE: targetRef cannot change, and when two were created at once (src/rollout/claim.ts) both must
+  // stay writable, for the controller's finalizer and for their deletion.
   const target = rl.spec?.targetRef;
-  const other = rolloutLifecycles
-    .list(rl.metadata.namespace)
-    .find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && targetsSame(o, rl));
-  if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
+  if (request.operation === 'CREATE') {
+    if (!(await synced(rolloutLifecycles))) return errored(503, notSynced(`the ${request.operation} of RolloutLifecycle ${rl.metadata.name}`));
+    const other = rolloutLifecycles.list(rl.metadata.namespace).find((o) => o.metadata.name !== rl.metadata.name && !o.metadata.deletionTimestamp && targetsSame(o, rl));
+    if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
+  }
   if (errors.length > 0) return denied(validationMessage(errors));
   if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
   const hooks = rl.spec?.hooks ?? [];

@@ -83,4 +83,24 @@ describe('the workload webhook before its RolloutLifecycle cache synced', () => 
     assert.ok(annotations?.value?.[RL_USER_SETTINGS_ANNOTATION], `the user's settings stashed: ${JSON.stringify(patch)}`);
     assert.deepEqual(patch.find((op) => op.path === '/spec/paused'), { op: 'add', path: '/spec/paused', value: true });
   });
+
+  test('a second RolloutLifecycle for a workload is refused on create; two that exist (created at once) stay writable', async () => {
+    const options = { client, rolloutLifecycles, now: () => new Date() };
+    const request = (operation: 'CREATE' | 'UPDATE', object: RolloutLifecycle): AdmissionRequest => ({
+      ...update(deployment('app:1'), deployment('app:1')),
+      operation,
+      object,
+      ...(operation === 'UPDATE' && { oldObject: object }),
+      kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'RolloutLifecycle' },
+    });
+    const second = { ...rolloutLifecycle, metadata: { ...rolloutLifecycle.metadata, name: 'web-2' }, spec: { ...rolloutLifecycle.spec, hooks: [] } } as RolloutLifecycle;
+    const refused = await validateRolloutLifecycleRequest(request('CREATE', second), options);
+    assert.match(!refused.allowed ? refused.status.message : '', /RolloutLifecycle web already targets it \(at most one per workload\)/);
+    // As after two creates the cache could not tell apart: the controller lets the older act, and both must be updatable.
+    await client.create(ROLLOUTLIFECYCLES, second as KubeObject);
+    await until(async () => rolloutLifecycles.get('default', 'web-2'), Boolean, 'the second RolloutLifecycle cached');
+    const finalizer = { ...rolloutLifecycle, metadata: { ...rolloutLifecycle.metadata, finalizers: ['rolloutlifecycle.kusionstack.io/release'] } };
+    assert.equal((await validateRolloutLifecycleRequest(request('UPDATE', finalizer), options)).allowed, true);
+    assert.equal((await validateRolloutLifecycleRequest(request('UPDATE', second), options)).allowed, true);
+  });
 });
