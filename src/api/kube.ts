@@ -78,11 +78,18 @@ export interface Service {
 /** The IntOrString of a rolling update: a count, or a percentage of the replicas (`"25%"`). */
 export type IntOrPercent = number | string;
 
+/** The StatefulSet and DaemonSet controllers' revision label on their pods (and a ControllerRevision's hash). */
+export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+
+/** The object's controlling owner of this kind in apps/v1 (a pod's ReplicaSet or StatefulSet, a ReplicaSet's Deployment). */
+export const appsControllerOf = (object: { metadata: { ownerReferences?: OwnerReference[] } }, kind: string): OwnerReference | undefined =>
+  object.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === kind && owner.apiVersion === 'apps/v1');
+
 /**
- * An IntOrString of a rolling update against the replicas, as the Kubernetes controllers resolve them:
- * surge rounds up, unavailability down.
+ * An IntOrString of a rolling update against the replicas, as the Kubernetes controllers resolve them: surge
+ * rounds up, unavailability down. `value` as read from an object: a number, a percentage string, or absent (then
+ * `fallback`); anything else counts as 0.
  */
-/** `value` as read from an object: a number, a percentage string, or absent (anything else counts as 0). */
 export function resolveIntOrPercent(value: unknown, replicas: number, roundUp: boolean, fallback: string): number {
   const given = value ?? fallback;
   if (typeof given === 'number') return given;

@@ -176,7 +176,7 @@ export interface ClientOptions {
  * The texts of `Warning` headers (RFC 7234: `299 - "text"`, quotes escaped with a backslash); Node joins
  * repeated headers with ", ", which a quoted text may also contain, so the texts are matched, not split.
  */
-export function parseWarnings(header: string | string[] | undefined): string[] {
+function parseWarnings(header: string | string[] | undefined): string[] {
   const texts: string[] = [];
   for (const value of [header ?? []].flat()) {
     for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) texts.push(match[1]!.replace(/\\(.)/g, '$1'));

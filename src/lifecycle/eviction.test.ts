@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Node, Pod } from '../api/kube.ts';
 import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
-import { budgetRoom, evictionAbandoned, markEvictionRequest, nodeBeingEmptied, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { budgetRoom, evictionAbandoned, evictionVouchedFor, markEvictionRequest, nodeBeingEmptied, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
 import { NANOS_PER_SECOND } from './time.ts';
 
 const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
@@ -88,4 +88,12 @@ describe('a node being emptied, which vouches for an eviction of its pods', () =
     assert.equal(nodeBeingEmptied(node({ unschedulable: false, taints: [{ key: 'DeletionCandidateOfClusterAutoscaler', value: '1', effect: 'PreferNoSchedule' }] })), undefined);
     assert.equal(nodeBeingEmptied(node({ taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'PreferNoSchedule' }, { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] })), undefined);
   });
+});
+
+test('an eviction is vouched for by an authenticated API server, or by its node being emptied', () => {
+  const node = (unschedulable: boolean): Node => ({ metadata: { name: 'n1' }, spec: { unschedulable } });
+  assert.equal(evictionVouchedFor(true, undefined), 'the API server is authenticated');
+  assert.equal(evictionVouchedFor(false, node(true)), 'node n1 is cordoned');
+  assert.equal(evictionVouchedFor(false, node(false)), undefined);
+  assert.equal(evictionVouchedFor(false, undefined), undefined, 'no node: nothing vouches');
 });

@@ -49,7 +49,7 @@ export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected
  * `disrupting`), and the out-of-service taint of a node shut down for good. A cordon adds
  * `node.kubernetes.io/unschedulable` as well as setting `spec.unschedulable`.
  */
-export const REMOVAL_TAINTS: readonly string[] = [
+const REMOVAL_TAINTS: readonly string[] = [
   'node.kubernetes.io/unschedulable',
   'ToBeDeletedByClusterAutoscaler',
   'karpenter.sh/disrupted',
@@ -63,6 +63,13 @@ export function nodeBeingEmptied(node: Node): string | undefined {
   const taint = node.spec?.taints?.find((t) => REMOVAL_TAINTS.includes(t.key) && t.effect !== 'PreferNoSchedule');
   return taint && `node ${node.metadata.name ?? ''} has the taint ${taint.key}:${taint.effect}`;
 }
+
+/**
+ * What vouches for an eviction review (that it came from the API server, so podops may act on it): an
+ * authenticated API server, or the pod's node being emptied; undefined when nothing does.
+ */
+export const evictionVouchedFor = (apiServerAuthenticated: boolean, node: Node | undefined): string | undefined =>
+  apiServerAuthenticated ? 'the API server is authenticated' : node && nodeBeingEmptied(node);
 
 /** When the eviction was last asked for: the latest request, else the first. */
 const lastEvictionRequest = (pod: Pod): Nanos | undefined => parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]);

@@ -12,7 +12,7 @@
 // revision in a rolling update), so one delete marks one pod; but the reason can go away while the pod is held
 // (scaled back up, rolled back), and then the pod stays.
 
-import type { Pod, StatefulSet } from '../api/kube.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, type Pod, type StatefulSet } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, REPLICASET_CONTROLLER_USERS, STATEFULSET_CONTROLLER_USERS, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
 import { isActive } from './pod.ts';
 
@@ -21,7 +21,8 @@ const requestedBy = (pod: Pod): string => pod.metadata.annotations?.[GRACE_DELET
 /** Whether a delete came from a workload controller, which asks for a count or a reason, not for the pod itself. */
 export const isWorkloadController = (user: string): boolean => REPLICASET_CONTROLLER_USERS.includes(user) || STATEFULSET_CONTROLLER_USERS.includes(user);
 
-const isLeaving = (pod: Pod): boolean => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
+/** Marked to leave by GraceDelete (`to-delete`), whoever asked. */
+export const markedForDeletion = (pod: Pod): boolean => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
 /** Whether the pod leaves because its ReplicaSet controller deleted it (a scale-down), not a user. */
 export const leavesForScaleDown = (pod: Pod): boolean => REPLICASET_CONTROLLER_USERS.includes(requestedBy(pod));
@@ -56,7 +57,7 @@ export interface ScaleDown {
 export function scaleDown(replicas: number, pods: readonly Pod[]): ScaleDown {
   const active = pods.filter(isActive);
   const excess = Math.max(0, active.length - replicas);
-  const leaving = active.filter(isLeaving).sort(inLeavingOrder);
+  const leaving = active.filter(markedForDeletion).sort(inLeavingOrder);
   // Users' deletions go first: they leave whatever the count says.
   const byUsers = leaving.filter((pod) => !leavesForScaleDown(pod));
   const forScaleDown = leaving.filter(leavesForScaleDown);
@@ -66,8 +67,6 @@ export function scaleDown(replicas: number, pods: readonly Pod[]): ScaleDown {
 /** Whether one more pod should start leaving for the scale-down (the ReplicaSet controller's delete of a pod not leaving yet). */
 export const scaleDownWantsMore = ({ excess, leaving }: ScaleDown): boolean => leaving.length < excess;
 
-/** The StatefulSet controller's revision label on its pods. */
-const REVISION_LABEL = 'controller-revision-hash';
 
 /**
  * Why the StatefulSet controller no longer wants its pod deleted, or undefined while it does: the pod's ordinal
@@ -83,7 +82,7 @@ export function statefulSetKeeps(set: StatefulSet, pod: Pod): string | undefined
   const index = Number(match[2]) - (set.spec?.ordinals?.start ?? 0);
   const replicas = set.spec?.replicas ?? 1;
   if (index < 0 || index >= replicas || !isActive(pod)) return undefined;
-  const revision = pod.metadata.labels?.[REVISION_LABEL];
+  const revision = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
   const updateRevision = set.status?.updateRevision;
   const rolling = (set.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
   const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Deployment, Pod, ReplicaSet } from '../api/kube.ts';
 import { TO_DELETE_LABEL } from '../api/protocol.ts';
-import { creationRoom, deploymentOf, notYetStored, replicaSetsAwaitingRoom, surgeLimit } from './surge.ts';
+import { creationRoom, deploymentOf, notYetStored, replicaSetsAwaitingRoom, subjectToSurgeBound, surgeLimit } from './surge.ts';
 
 const deployment = (replicas: number, strategy?: NonNullable<Deployment['spec']>['strategy']): Deployment => ({ metadata: { name: 'web', uid: 'd1' }, spec: { replicas, ...(strategy && { strategy }) } });
 
@@ -88,4 +88,15 @@ test('the ReplicaSets to nudge are those of the Deployment whose create failed',
   );
   assert.equal(deploymentOf(failed)?.name, 'web');
   assert.equal(deploymentOf({ metadata: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'd1' }] } }), undefined, 'not the controller');
+});
+
+test("a create is held to the surge bound only for a controlled pod of a ReplicaSet, made by the ReplicaSet controller", () => {
+  const owned = (controlled: boolean, kind = 'ReplicaSet'): Pod => ({
+    metadata: { name: 'web-x', labels: controlled ? { 'kusionstack.io/control': 'true' } : {}, ownerReferences: [{ apiVersion: 'apps/v1', kind, name: 'web-1', uid: 'r1', controller: true }] },
+  });
+  assert.equal(subjectToSurgeBound(owned(true), 'system:serviceaccount:kube-system:replicaset-controller'), true);
+  assert.equal(subjectToSurgeBound(owned(true), 'system:kube-controller-manager'), true, 'shared controller credentials');
+  assert.equal(subjectToSurgeBound(owned(false), 'system:serviceaccount:kube-system:replicaset-controller'), false, 'not controlled');
+  assert.equal(subjectToSurgeBound(owned(true, 'StatefulSet'), 'system:serviceaccount:kube-system:statefulset-controller'), false, 'not a ReplicaSet');
+  assert.equal(subjectToSurgeBound(owned(true), 'alice'), false, 'a user creating such a pod herself');
 });

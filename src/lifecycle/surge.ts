@@ -7,15 +7,17 @@
 // pods, with those admitted but not stored yet, stay below the bound; a refused create is retried by the
 // ReplicaSet controller, and a ReplicaSet whose create failed is nudged when a held pod is deleted.
 
-import { resolveIntOrPercent, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../api/kube.ts';
-import { TO_DELETE_LABEL, TO_EVICT_LABEL } from '../api/protocol.ts';
-import { isActive } from './pod.ts';
-
-const controllerOf = (object: { metadata: { ownerReferences?: OwnerReference[] } }, kind: string): OwnerReference | undefined =>
-  object.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === kind && owner.apiVersion === 'apps/v1');
+import { appsControllerOf, resolveIntOrPercent, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../api/kube.ts';
+import { REPLICASET_CONTROLLER_USERS } from '../api/protocol.ts';
+import { wantsEviction } from './eviction.ts';
+import { isActive, isControlled } from './pod.ts';
+import { markedForDeletion } from './scale-down.ts';
 
 /** The ReplicaSet's controlling Deployment, if it has one. */
-export const deploymentOf = (replicaSet: ReplicaSet): OwnerReference | undefined => controllerOf(replicaSet, 'Deployment');
+export const deploymentOf = (replicaSet: ReplicaSet): OwnerReference | undefined => appsControllerOf(replicaSet, 'Deployment');
+
+/** Whether a pod create is held to its Deployment's surge bound: a controlled pod, made by the ReplicaSet controller. */
+export const subjectToSurgeBound = (pod: Pod, username: string): boolean => isControlled(pod) && appsControllerOf(pod, 'ReplicaSet') !== undefined && REPLICASET_CONTROLLER_USERS.includes(username);
 
 /** replicas + maxSurge of a RollingUpdate Deployment; undefined for Recreate, which never surges. */
 export function surgeLimit(deployment: Deployment): number | undefined {
@@ -54,7 +56,7 @@ export function creationRoom(deployment: Deployment, replicaSets: readonly Repli
   const active = activePods(deployment, replicaSets, pods);
   const counted = active.length + pending;
   if (counted < limit) return { allowed: true, why: '' };
-  const leaving = active.filter((pod) => pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined || pod.metadata.labels?.[TO_EVICT_LABEL] !== undefined).length;
+  const leaving = active.filter((pod) => markedForDeletion(pod) || wantsEviction(pod)).length;
   const replicas = deployment.spec?.replicas ?? 1;
   return {
     allowed: false,
@@ -66,7 +68,7 @@ export function creationRoom(deployment: Deployment, replicaSets: readonly Repli
 }
 
 /** The ReplicaSet's last create failed (its ReplicaFailure condition, reason FailedCreate): it waits out a backoff before it tries again. */
-export const createFailed = (replicaSet: ReplicaSet): boolean =>
+const createFailed = (replicaSet: ReplicaSet): boolean =>
   replicaSet.status?.conditions?.some((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate') ?? false;
 
 /** The Deployment's ReplicaSets to nudge when one of its pods has gone: those whose create failed. */

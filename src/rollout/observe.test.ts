@@ -3,10 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Pod } from '../api/kube.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, type Pod } from '../api/kube.ts';
 import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION } from '../api/rolloutlifecycle.ts';
 import { template, UID, workload } from './fixtures.test-support.ts';
-import { CONTROLLER_REVISION_HASH_LABEL, jobObservation, observeRollout, podAvailable, type ControllerRevision, type ReplicaSetLike } from './observe.ts';
+import { jobObservation, observeRollout, podAvailable, type ControllerRevision, type ReplicaSetLike } from './observe.ts';
 import { templateHash, type JsonObject, type Workload } from './workload.ts';
 
 const NOW = Date.parse('2025-03-01T10:00:00Z');

@@ -2,13 +2,11 @@
 // its ReplicaSets or ControllerRevisions, its pods (StatefulSet and DaemonSet: their status has no count of
 // new available pods), and the hook Jobs.
 
-import type { Pod } from '../api/kube.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, type Pod } from '../api/kube.ts';
 import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { parseSettings, parseStamp, type Revision } from './admission.ts';
 import type { JobObservation, Observation } from './plan.ts';
 import { reachableReplicas, sameTemplate, settingsOf, templateHash, templateOf, userDrivesUpdates, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
-
-export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 
 export interface ReplicaSetLike extends Workload {
   metadata: Workload['metadata'] & { ownerReferences?: { uid: string }[] };

@@ -16,14 +16,13 @@
 // - DaemonSet: a deleted pod comes back with the current template; a RollingUpdate deletes old pods, unavailable
 //   ones first, keeping at most maxUnavailable (rounded up) unavailable. OnDelete waits.
 
-import type { Pod } from '../api/kube.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, resolveIntOrPercent, type Pod } from '../api/kube.ts';
 import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type Condition, type HookRecord, type LifecycleHook, type RolloutRecord, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { admitWorkloadUpdate } from './admission.ts';
 import { daemonSetMaxUnavailable, daemonSetReplacements } from './daemonset.ts';
 import { applyPatch, NAME, NAMESPACE, template, UID } from './fixtures.test-support.ts';
-import { CONTROLLER_REVISION_HASH_LABEL, observeRollout, type ControllerRevision, type ObservedRollout, type ReplicaSetLike } from './observe.ts';
+import { observeRollout, type ControllerRevision, type ObservedRollout, type ReplicaSetLike } from './observe.ts';
 import { planRollout, type Plan } from './plan.ts';
-import { resolveIntOrPercent } from '../api/kube.ts';
 import { HOLD_FIELDS, holdSettings, templateHash, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
 
 const START = Date.parse('2025-03-01T10:00:00Z');

@@ -1,15 +1,14 @@
 // The scale-down of a pod's ReplicaSet, read live from the API server (not a cache: two refused deletes in a
 // row must each see the other's pod leaving).
 
-import type { OwnerReference, Pod, ReplicaSet } from '../api/kube.ts';
+import { appsControllerOf, type OwnerReference, type Pod, type ReplicaSet } from '../api/kube.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { PODS, REPLICASETS } from '../kube/resources.ts';
 import { scaleDown, type ScaleDown } from '../lifecycle/scale-down.ts';
 
 /** The pod's controller, when it is a ReplicaSet. */
-export const replicaSetOf = (pod: Pod): OwnerReference | undefined =>
-  pod.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === 'ReplicaSet' && owner.apiVersion === 'apps/v1');
+export const replicaSetOf = (pod: Pod): OwnerReference | undefined => appsControllerOf(pod, 'ReplicaSet');
 
 /** The ReplicaSet an owner reference names, or undefined when it is gone (or is another one by that name). */
 export async function readReplicaSet(client: KubeClient, namespace: string, owner: OwnerReference): Promise<ReplicaSet | undefined> {

@@ -1,14 +1,13 @@
 // Whether a pod's StatefulSet still wants the pod its controller deleted, read live from the API server (a
 // scale-up or a rollback since the delete writes no pod).
 
-import type { OwnerReference, Pod, StatefulSet } from '../api/kube.ts';
+import { appsControllerOf, type OwnerReference, type Pod, type StatefulSet } from '../api/kube.ts';
 import { unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { STATEFULSETS } from '../kube/resources.ts';
 import { statefulSetKeeps } from '../lifecycle/scale-down.ts';
 
 /** The pod's controller, when it is a StatefulSet. */
-export const statefulSetOf = (pod: Pod): OwnerReference | undefined =>
-  pod.metadata.ownerReferences?.find((owner) => owner.controller === true && owner.kind === 'StatefulSet' && owner.apiVersion === 'apps/v1');
+export const statefulSetOf = (pod: Pod): OwnerReference | undefined => appsControllerOf(pod, 'StatefulSet');
 
 /** Why the StatefulSet keeps the pod after all, or undefined while it wants it deleted (or is gone). */
 export async function readStatefulSetKeeps(client: KubeClient, pod: Pod, owner: OwnerReference): Promise<string | undefined> {

@@ -15,12 +15,11 @@
 // through with a warning rather than held.
 
 import type { Pod } from '../api/kube.ts';
-import { GRACE_DELETE_WEBHOOK_NAME, REPLICASET_CONTROLLER_USERS } from '../api/protocol.ts';
+import { GRACE_DELETE_WEBHOOK_NAME } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { KeySerializer } from '../kube/key-serializer.ts';
 import type { Logger } from '../kube/log.ts';
-import { isControlled } from '../lifecycle/pod.ts';
-import { creationRoom, notYetStored, surgeLimit } from '../lifecycle/surge.ts';
+import { creationRoom, notYetStored, subjectToSurgeBound, surgeLimit } from '../lifecycle/surge.ts';
 import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { readDeploymentOf, readDeploymentPods } from '../sdk/deployment-surge.ts';
 import { replicaSetOf } from '../sdk/replica-set-scale-down.ts';
@@ -49,7 +48,7 @@ export class DeploymentSurgeAdmission {
     if (request.operation !== 'CREATE' || request.subResource) return allowed();
     const pod = request.object as Pod | undefined;
     const owner = pod?.metadata && replicaSetOf(pod);
-    if (!pod || !owner || !isControlled(pod) || !REPLICASET_CONTROLLER_USERS.includes(request.userInfo?.username ?? '')) return allowed();
+    if (!pod || !owner || !subjectToSurgeBound(pod, request.userInfo?.username ?? '')) return allowed();
     const { client, logger } = this.#options;
     const namespace = request.namespace ?? pod.metadata.namespace ?? '';
     // The validating phase sees the generated name.

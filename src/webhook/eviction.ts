@@ -12,11 +12,11 @@
 
 import type { Node, Pod } from '../api/kube.ts';
 import { EVICTION_DEFERRED_MESSAGE, EVICTION_NOT_DEFERRED_WARNING, POD_EVICTION_LIFECYCLE_ID } from '../api/protocol.ts';
-import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
+import { isConflict, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { NODES, PODS } from '../kube/resources.ts';
 import { explainPod } from '../lifecycle/explain.ts';
 import { hasServiceReadyGate, isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { markEvictionRequest, nodeBeingEmptied } from '../lifecycle/eviction.ts';
+import { evictionVouchedFor, markEvictionRequest } from '../lifecycle/eviction.ts';
 import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { allowOps, podEvictionAdapter } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
@@ -34,16 +34,10 @@ export interface GracefulEvictionOptions {
 
 const NOT_DEFERRED = `${EVICTION_NOT_DEFERRED_WARNING}: the pod's node is neither cordoned nor tainted for removal, and without API-server client certificates podops cannot tell this request from a forged one; the pod is evicted as without podops`;
 
-/** Why the pod's node is being emptied; undefined when it is not, has no node, or is gone. */
-async function nodeEmptied(client: KubeClient, pod: Pod): Promise<string | undefined> {
+/** The pod's node, read live (a drain cordons it just before it evicts); undefined when it has none or it is gone. */
+async function readNode(client: KubeClient, pod: Pod): Promise<Node | undefined> {
   const nodeName = pod.spec?.nodeName;
-  if (typeof nodeName !== 'string' || nodeName === '') return undefined;
-  try {
-    return nodeBeingEmptied(await client.get<Node>(NODES, undefined, nodeName));
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return typeof nodeName === 'string' && nodeName !== '' ? unlessNotFound(client.get<Node>(NODES, undefined, nodeName)) : undefined;
 }
 
 /** Where the pod's eviction lifecycle is, for the refusal kubectl prints on each retry. */
@@ -57,18 +51,13 @@ const tooManyRequests = (message: string): Verdict => ({ allowed: false, status:
 
 export async function admitEviction(request: AdmissionRequest, { client, now, apiServerAuthenticated }: GracefulEvictionOptions): Promise<Verdict> {
   if (request.operation !== 'CREATE' || request.subResource !== 'eviction' || !request.name || !request.namespace) return allowed();
-  let pod: Pod;
-  try {
-    pod = await client.get<Pod>(PODS, request.namespace, request.name);
-  } catch (err) {
-    // The API server answers a missing pod itself.
-    if (isNotFound(err)) return allowed();
-    throw err;
-  }
-  if (!isControlled(pod) || !hasServiceReadyGate(pod) || isDeleting(pod)) return allowed();
+  const pod = await unlessNotFound(client.get<Pod>(PODS, request.namespace, request.name));
+  // The API server answers a missing pod itself.
+  if (!pod || !isControlled(pod) || !hasServiceReadyGate(pod) || isDeleting(pod)) return allowed();
   const at = now();
   if (allowOps(podEvictionAdapter, 0, pod, at).allowed) return allowed();
-  if (!apiServerAuthenticated && (await nodeEmptied(client, pod)) === undefined) return allowed(undefined, [NOT_DEFERRED]);
+  const node = apiServerAuthenticated ? undefined : await readNode(client, pod);
+  if (evictionVouchedFor(apiServerAuthenticated, node) === undefined) return allowed(undefined, [NOT_DEFERRED]);
   const waiting = `${EVICTION_DEFERRED_MESSAGE}: ${progress(pod)}; retry`;
   // kubectl drain --dry-run=server sets the dry run in the Eviction's deleteOptions, not on the request.
   const deleteDryRun = (request.object as { deleteOptions?: { dryRun?: unknown } } | undefined)?.deleteOptions?.dryRun;

@@ -88,7 +88,7 @@ describe('PodTransitionRule admission', () => {
     const probe: EndpointProbe = async (host, port) => (asked.push(`${host}:${port}`), undefined);
     const resolve = async (host: string) => (host === 'metadata.internal' ? ['169.254.169.254'] : host === 'me.example' ? ['10.0.0.7', '::1'] : [host]);
     const inCluster = (ptr: PodTransitionRule, options: ReachabilityOptions) => reachabilityWarnings(ptr, { ...options, probe, resolve });
-    const rules = ['http://127.0.0.1:9090/x', 'http://[::1]:9090/x', 'http://metadata.internal/latest', 'http://me.example:8080/x', 'http://10.0.0.9:8080/x'].map((url, i) => ({ name: `r${i}`, webhook: { clientConfig: { url } } }));
+    const rules = ['http://127.0.0.1:9090/x', 'http://[::1]:9090/x', 'http://metadata.internal/latest', 'http://me.example:8080/x', 'http://10.0.0.9:8080/x', 'http://[fd00:ec2::254]/latest', 'http://[::ffff:a9fe:a9fe]/latest'].map((url, i) => ({ name: `r${i}`, webhook: { clientConfig: { url } } }));
     const verdict = await validateTransitionRule(request('CREATE', { ...rule('http://unused'), spec: { selector: { matchLabels: { app: 'web' } }, rules } }), inCluster);
     assert.deepEqual(asked, ['10.0.0.9:8080'], 'only the address that is the cluster network is probed');
     assert.deepEqual(verdict.warnings, [
@@ -96,6 +96,8 @@ describe('PodTransitionRule admission', () => {
       "spec.rule.r1.clientConfig.url: the reachability was not checked: ::1 is a loopback address, which from podops is podops' own pod",
       "spec.rule.r2.clientConfig.url: the reachability was not checked: metadata.internal is a link-local address, which from podops is the node's link-local network",
       "spec.rule.r3.clientConfig.url: the reachability was not checked: me.example is a loopback address, which from podops is podops' own pod",
+      "spec.rule.r5.clientConfig.url: the reachability was not checked: fd00:ec2::254 is a link-local address, which from podops is the node's link-local network",
+      "spec.rule.r6.clientConfig.url: the reachability was not checked: ::ffff:a9fe:a9fe is a link-local address, which from podops is the node's link-local network",
     ]);
   });
 

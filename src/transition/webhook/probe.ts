@@ -20,7 +20,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
 /** Endpoints (host:port) probed per write at most; the rest are named in one warning. */
 export const MAX_PROBED_ENDPOINTS = 8;
 /** Probes under way in the process at most, whatever the number of reviews at once. */
-export const MAX_CONCURRENT_PROBES = 32;
+const MAX_CONCURRENT_PROBES = 32;
 const processProbes = new Slots(MAX_CONCURRENT_PROBES, 'concurrent probes');
 
 /** Why `host:port` cannot be connected to, or undefined when it can. */
@@ -44,18 +44,23 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const lookupAll: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** Whether the address is on podops' own host (loopback, unspecified) or link-local; `kind` names which. */
-export function privateToPodops(address: string): 'loopback' | 'link-local' | undefined {
-  const v4 = address.replace(/^::ffff:/i, '');
-  if (net.isIPv4(v4)) {
-    const [a, b] = v4.split('.').map(Number);
-    if (a === 127 || a === 0) return 'loopback';
-    if (a === 169 && b === 254) return 'link-local';
-    return undefined;
-  }
-  const v6 = address.toLowerCase();
-  if (v6 === '::1' || v6 === '::') return 'loopback';
-  if (/^fe[89ab]/.test(v6)) return 'link-local';
+function blockList(ipv4: [string, number][], ipv6: [string, number][]): net.BlockList {
+  const list = new net.BlockList();
+  for (const [network, prefix] of ipv4) list.addSubnet(network, prefix, 'ipv4');
+  for (const [network, prefix] of ipv6) list.addSubnet(network, prefix, 'ipv6');
+  return list;
+}
+
+/** podops' own host: loopback and unspecified (a BlockList matches IPv4-mapped IPv6 forms too). */
+const LOOPBACK = blockList([['127.0.0.0', 8], ['0.0.0.0', 8]], [['::1', 128], ['::', 128]]);
+/** The node's: link-local, where the metadata services are, and AWS's IPv6 metadata address (a unique-local one). */
+const LINK_LOCAL = blockList([['169.254.0.0', 16]], [['fe80::', 10], ['fd00:ec2::254', 128]]);
+
+/** Whether the address is on podops' own host (loopback, unspecified) or the node's link-local network. */
+function privateToPodops(address: string): 'loopback' | 'link-local' | undefined {
+  const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
+  if (LOOPBACK.check(address, family)) return 'loopback';
+  if (LINK_LOCAL.check(address, family)) return 'link-local';
   return undefined;
 }
 
