@@ -11,9 +11,9 @@ import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { Informer } from '../kube/informer.ts';
 import { PODDISRUPTIONBUDGETS, PODS } from '../kube/resources.ts';
-import { budgetRoom, evictionAbandoned, untilEvictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
+import { budgetRoom, DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS, evictionAbandoned, untilEvictionAbandoned, wantsEviction, type PodDisruptionBudget } from '../lifecycle/eviction.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { NANOS_PER_MILLI, NANOS_PER_SECOND } from '../lifecycle/time.ts';
+import { NANOS_PER_MILLI, NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
 import { begin, isDuringOps, podEvictionAdapter, withdraw } from '../sdk/operation.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { KeySerializer } from '../kube/key-serializer.ts';
@@ -21,17 +21,22 @@ import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_EVICTION_CONTROLLER_NAME = 'podeviction-controller';
 
+export interface PodEvictionOptions extends PodReconcilerOptions {
+  /** How long an eviction nobody retries keeps its pod out of service before it is abandoned. */
+  evictionAbandonedAfter?: Nanos;
+}
+
 /** kubectl drain retries every 5 s, the cluster autoscaler every 10 s: by default a minute of silence is a stopped drain. */
-export const DEFAULT_EVICTION_ABANDONED_AFTER = 60n * NANOS_PER_SECOND;
+const DEFAULT_EVICTION_ABANDONED_AFTER = BigInt(DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS) * NANOS_PER_SECOND;
 /** How soon a pod waiting for room in its budgets is looked at again (the budgets change without a pod write). */
 const BUDGET_RECHECK_MS = 2000;
 
 export class PodEvictionReconciler implements Reconciler {
-  readonly #options: PodReconcilerOptions;
+  readonly #options: PodEvictionOptions;
   /** Budget decisions, one namespace at a time: two pods of one budget are never both let out on its last room. */
   readonly #budgets = new KeySerializer();
 
-  constructor(options: PodReconcilerOptions) {
+  constructor(options: PodEvictionOptions) {
     this.#options = options;
   }
 
@@ -79,7 +84,7 @@ export class PodEvictionReconciler implements Reconciler {
 /** The controlled pods whose eviction was asked. */
 export const podEvictionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, (pod) => isControlled(pod) && wantsEviction(pod))];
 
-export function podEvictionController(options: PodReconcilerOptions & ControllerRuntimeOptions): Controller {
+export function podEvictionController(options: PodEvictionOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_EVICTION_CONTROLLER_NAME,
     workers: options.workers ?? 5,

@@ -10,6 +10,4 @@ export interface PodReconcilerOptions {
   pods: Informer<Pod>;
   events?: EventRecorder;
   now?: () => Nanos;
-  /** How long an eviction nobody retries keeps its pod out of service before it is abandoned (the pod-eviction controller's; default 60 s). */
-  evictionAbandonedAfter?: Nanos;
 }

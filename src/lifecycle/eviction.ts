@@ -74,6 +74,9 @@ export const evictionVouchedFor = (apiServerAuthenticated: boolean, node: Node |
 /** When the eviction was last asked for: the latest request, else the first. */
 const lastEvictionRequest = (pod: Pod): Nanos | undefined => parseNanos(pod.metadata.annotations?.[EVICTION_REQUESTED_ANNOTATION] ?? pod.metadata.labels?.[TO_EVICT_LABEL]);
 
+/** How long an eviction nobody retries keeps its pod out of service by default (`--eviction-abandoned-after`). */
+export const DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS = 60;
+
 /** Whether the last eviction request is older than `after`: nobody retries it (a stopped drain). */
 export function evictionAbandoned(pod: Pod, now: Nanos, after: Nanos): boolean {
   const last = lastEvictionRequest(pod);

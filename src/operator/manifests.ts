@@ -8,6 +8,7 @@
 
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
 import { rolloutLifecycleCRD } from '../api/rolloutlifecycle.ts';
+import { DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS } from '../lifecycle/eviction.ts';
 import { admissionPolicy } from './admission-policy.ts';
 import { WEBHOOK_NAMES, serviceClientConfig, webhookConfigurations } from './webhook-configuration.ts';
 
@@ -91,7 +92,7 @@ export const DEFAULT_MANIFEST_OPTIONS: ManifestOptions = {
   logLevel: 'info',
   leaderElection: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
   featureGates: '',
-  evictionAbandonedAfter: '60s',
+  evictionAbandonedAfter: `${DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS}s`,
   webhookFailurePolicy: 'Fail',
   webhookTimeoutSeconds: 5,
   webhookSourceCIDRs: [],

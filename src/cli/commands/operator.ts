@@ -4,6 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger } from '../../kube/log.ts';
+import { DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS } from '../../lifecycle/eviction.ts';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
 import { startOperator } from '../../operator/operator.ts';
 import type { ClientAuthentication } from '../../webhook/server.ts';
@@ -23,7 +24,7 @@ ${optionsHelp([
   ['--leader-elect-renew-deadline D', 'how long the leader keeps trying to renew before stepping down (default 10s)'],
   ['--leader-elect-retry-period D', 'the wait between attempts to acquire or renew the lease (default 2s)'],
   ['--feature-gates LIST', 'feature gates as NAME=true|false pairs, e.g. GraceDeleteWebhook=true'],
-  ['--eviction-abandoned-after D', 'a pod whose eviction nobody retried this long returns to service (default 60s;', 'keep it above the retry interval of what evicts: kubectl drain 5s, cluster autoscaler 10s)'],
+  ['--eviction-abandoned-after D', `a pod whose eviction nobody retried this long returns to service (default ${DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS}s;`, 'keep it above the retry interval of what evicts: kubectl drain 5s, cluster autoscaler 10s)'],
   ['--webhook-host HOST', 'address the webhook server binds (default 0.0.0.0)'],
   ['--webhook-port PORT', 'webhook server port (default 9443)'],
   ['--cert-dir DIR', 'serve tls.crt/tls.key from DIR (reloaded on change) instead of self-managed certificates'],
@@ -74,7 +75,7 @@ export const operatorCommand: Command = {
         'leader-elect-renew-deadline': { type: 'string', default: '10s' },
         'leader-elect-retry-period': { type: 'string', default: '2s' },
         'feature-gates': { type: 'string' },
-        'eviction-abandoned-after': { type: 'string', default: '60s' },
+        'eviction-abandoned-after': { type: 'string', default: `${DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS}s` },
         'webhook-host': { type: 'string', default: '0.0.0.0' },
         'webhook-port': { type: 'string', default: '9443' },
         'cert-dir': { type: 'string' },
