@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod, StatefulSet } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../api/protocol.ts';
-import { leavesForScaleDown, leavesForStatefulSet, scaleDown, scaleDownWantsMore, statefulSetKeeps } from './scale-down.ts';
+import { deletionRequester, isWorkloadController, leavesForScaleDown, leavesForStatefulSet, OTHER_CONTROLLER_REQUESTER, scaleDown, scaleDownWantsMore, SHARED_CONTROLLER_MANAGER_USER, statefulSetKeeps } from './scale-down.ts';
 
 const RS_CONTROLLER = 'system:serviceaccount:kube-system:replicaset-controller';
 
@@ -107,4 +107,12 @@ describe('statefulSetKeeps', () => {
     assert.equal(statefulSetKeeps(set({ replicas: 3 }), pod('other-1', { at: 1, by: SS_CONTROLLER })), undefined);
     assert.equal(statefulSetKeeps(set({ replicas: 3 }, { updateRevision: undefined }), member(1)), undefined, 'no update revision yet');
   });
+});
+
+test("a delete by kube-controller-manager's shared identity is the workload controller's only while the workload wants the pod gone", () => {
+  assert.equal(deletionRequester(SHARED_CONTROLLER_MANAGER_USER, true), SHARED_CONTROLLER_MANAGER_USER);
+  assert.equal(deletionRequester(SHARED_CONTROLLER_MANAGER_USER, false), OTHER_CONTROLLER_REQUESTER);
+  assert.equal(isWorkloadController(OTHER_CONTROLLER_REQUESTER), false, 'then it leaves as a user asked');
+  assert.equal(deletionRequester('system:serviceaccount:kube-system:replicaset-controller', false), 'system:serviceaccount:kube-system:replicaset-controller', 'its own credentials say who it is');
+  assert.equal(deletionRequester('alice', false), 'alice');
 });

@@ -18,6 +18,24 @@ import { isActive } from './pod.ts';
 
 const requestedBy = (pod: Pod): string => pod.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION] ?? '';
 
+/**
+ * kube-controller-manager's own identity, which every one of its controllers writes as when they do not have
+ * their own credentials (`--use-service-account-credentials=false`): the ReplicaSet and StatefulSet controllers,
+ * but also the garbage collector and the taint-eviction controller.
+ */
+export const SHARED_CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+/** Who is recorded as asking for a delete by that identity which the pod's workload does not want: another of its controllers. */
+export const OTHER_CONTROLLER_REQUESTER = `${SHARED_CONTROLLER_MANAGER_USER} (not the workload's controller)`;
+
+/**
+ * Who to record as asking for a pod's deletion: the request's user, except that the shared identity stands for
+ * the pod's workload controller only while the workload wants the pod gone (a ReplicaSet with pods beyond its
+ * replicas, a StatefulSet that no longer keeps the pod); otherwise another controller asked (a garbage
+ * collection, a taint eviction), and the pod leaves as for a user's delete.
+ */
+export const deletionRequester = (username: string, wantedByWorkload: boolean): string =>
+  username === SHARED_CONTROLLER_MANAGER_USER && !wantedByWorkload ? OTHER_CONTROLLER_REQUESTER : username;
+
 /** Whether a delete came from a workload controller, which asks for a count or a reason, not for the pod itself. */
 export const isWorkloadController = (user: string): boolean => REPLICASET_CONTROLLER_USERS.includes(user) || STATEFULSET_CONTROLLER_USERS.includes(user);
 

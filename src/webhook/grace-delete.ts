@@ -20,10 +20,11 @@ import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
 import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
-import { isWorkloadController, scaleDownWantsMore } from '../lifecycle/scale-down.ts';
+import { deletionRequester, isWorkloadController, scaleDownWantsMore, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
 import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
 import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
+import { readStatefulSetKeeps, statefulSetOf } from '../sdk/stateful-set-deletion.ts';
 import { writePod } from '../sdk/write-pod.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
 
@@ -61,8 +62,8 @@ export async function graceDelete(request: AdmissionRequest, { client, now, logg
   if (allowOps(podDeleteAdapter, 0, pod, at).allowed) return allowed();
   // Divergence from upstream: a dry-run delete is answered without labelling the pod.
   if (request.dryRun) return denied(graceDeleteMessage(pod));
-  const requestedBy = request.userInfo?.username ?? '';
   try {
+    const requestedBy = await requesterOf(client, pod, request.userInfo?.username ?? '');
     const covered = await scaleDownCovered(client, pod, requestedBy);
     if (covered) return denied(`${graceDeleteMessage(pod)}; ${covered}`);
     await markForDeletion(client, pod, at, requestedBy);
@@ -73,6 +74,18 @@ export async function graceDelete(request: AdmissionRequest, { client, now, logg
     return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
   }
   return denied(graceDeleteMessage(pod));
+}
+
+/** Who to record as asking (src/lifecycle/scale-down.ts): for kube-controller-manager's shared identity, whether the workload wants the pod gone decides. */
+async function requesterOf(client: KubeClient, pod: Pod, username: string): Promise<string> {
+  if (username !== SHARED_CONTROLLER_MANAGER_USER) return username;
+  const replicaSet = replicaSetOf(pod);
+  const statefulSet = statefulSetOf(pod);
+  const namespace = pod.metadata.namespace ?? '';
+  const wanted = replicaSet
+    ? ((await readScaleDown(client, namespace, replicaSet))?.excess ?? 0) > 0
+    : statefulSet !== undefined && (await readStatefulSetKeeps(client, pod, statefulSet)) === undefined;
+  return deletionRequester(username, wanted);
 }
 
 /**

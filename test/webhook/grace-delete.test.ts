@@ -10,6 +10,7 @@ import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION
 import { nowNanos } from '../../src/kube/clock.ts';
 import { PODS, REPLICASETS } from '../../src/kube/resources.ts';
 import { graceDelete } from '../../src/webhook/grace-delete.ts';
+import { OTHER_CONTROLLER_REQUESTER, SHARED_CONTROLLER_MANAGER_USER } from '../../src/lifecycle/scale-down.ts';
 import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
@@ -87,5 +88,34 @@ describe('GraceDelete', () => {
     assert.equal((await live('rs-c')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');
     await assert.rejects(env.client.delete(PODS, 'default', 'rs-a'), (err: Error) => err.message.includes(DENIAL));
     assert.equal((await live('rs-a')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');
+  });
+
+  test("kube-controller-manager's shared identity stands for the ReplicaSet controller only while the ReplicaSet has pods beyond its replicas", async () => {
+    const replicaSetWith = async (name: string, replicas: number, pods: number) => {
+      const created = await env.client.create<{ metadata: { uid?: string } }>(REPLICASETS, {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name, namespace: 'default' },
+        spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
+      } as never);
+      const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: created.metadata.uid ?? '', controller: true };
+      for (let i = 0; i < pods; i++) {
+        const { status: _status, ...made } = pod({ name: `${name}-${i}`, gate: false, labels: { app: name } });
+        await env.client.create<Pod>(PODS, { ...made, metadata: { ...made.metadata, ownerReferences: [owner] } });
+      }
+    };
+    const shared = env.sandbox.client({ username: SHARED_CONTROLLER_MANAGER_USER });
+    const podsRef = { group: '', version: 'v1', resource: 'pods' };
+    const requester = async (name: string): Promise<string | undefined> => {
+      await assert.rejects(shared.delete(podsRef, name, { namespace: 'default' }), /pod deletion process is underway/);
+      return (await env.client.get<Pod>(PODS, 'default', name)).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION];
+    };
+    // No pod beyond the replicas: not a scale-down but, say, a taint eviction or a garbage collection. It is marked
+    // and leaves as a user's delete does (it used to be refused for ever, as a scale-down already covered).
+    await replicaSetWith('steady', 2, 2);
+    assert.equal(await requester('steady-0'), OTHER_CONTROLLER_REQUESTER);
+    // A pod beyond the replicas: the ReplicaSet controller's scale-down, held to its count.
+    await replicaSetWith('shrinking', 1, 2);
+    assert.equal(await requester('shrinking-0'), SHARED_CONTROLLER_MANAGER_USER);
   });
 });
