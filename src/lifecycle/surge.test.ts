@@ -100,3 +100,9 @@ test("a create is held to the surge bound only for a controlled pod of a Replica
   assert.equal(subjectToSurgeBound(owned(true, 'StatefulSet'), 'system:serviceaccount:kube-system:statefulset-controller'), false, 'not a ReplicaSet');
   assert.equal(subjectToSurgeBound(owned(true), 'alice'), false, 'a user creating such a pod herself');
 });
+
+test('a ReplicaSet whose failure condition still says FailedDelete is nudged once it has fewer pods than its replicas', () => {
+  const rolledBack: ReplicaSet = { ...replicaSet('old', [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedDelete' }]), spec: { replicas: 3 } };
+  rolledBack.status = { ...rolledBack.status, replicas: 1 };
+  assert.deepEqual(replicaSetsAwaitingRoom(deployment(3), [rolledBack]).map((rs) => rs.metadata.name), ['old']);
+});

@@ -67,9 +67,16 @@ export function creationRoom(deployment: Deployment, replicaSets: readonly Repli
   };
 }
 
-/** The ReplicaSet's last create failed (its ReplicaFailure condition, reason FailedCreate): it waits out a backoff before it tries again. */
+/**
+ * The ReplicaSet's last sync failed and it still has pods to create: it waits out a backoff before it tries again.
+ * Its ReplicaFailure condition keeps the reason of the first failure (kube-controller-manager sets it only when it
+ * is absent): an old ReplicaSet whose deletes GraceDelete refused says FailedDelete even once it is scaled back up
+ * and its creates are refused, so fewer pods than its replicas tell that case.
+ */
 const createFailed = (replicaSet: ReplicaSet): boolean =>
-  replicaSet.status?.conditions?.some((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate') ?? false;
+  replicaSet.status?.conditions?.some(
+    (c) => c.type === 'ReplicaFailure' && c.status === 'True' && (c.reason === 'FailedCreate' || (replicaSet.status?.replicas ?? 0) < (replicaSet.spec?.replicas ?? 0)),
+  ) ?? false;
 
 /** The Deployment's ReplicaSets to nudge when one of its pods has gone: those whose create failed. */
 export const replicaSetsAwaitingRoom = (deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] =>
