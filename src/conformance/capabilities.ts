@@ -18,7 +18,10 @@ export interface Capability {
   summary: string;
 }
 
-export type Capabilities = Record<'lifecycleWebhooks' | CapabilityName, Capability>;
+export type Capabilities = Record<'lifecycleWebhooks' | Exclude<CapabilityName, 'gracefulEviction'>, Capability> & {
+  /** `needsCordon`: podops defers an eviction only from a node being emptied (a cordoned one). */
+  gracefulEviction: Capability & { needsCordon: boolean };
+};
 
 export const CAPABILITY_TITLES: Record<keyof Capabilities, string> = {
   lifecycleWebhooks: 'pod lifecycle webhooks',
@@ -100,9 +103,9 @@ async function probeGraceDelete(ctx: ScenarioContext, pod: string): Promise<Capa
   return { available: false, summary: `unknown: a dry-run DELETE of a controlled pod was refused otherwise: ${message}` };
 }
 
-async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhook[]): Promise<Capability> {
+async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhook[]): Promise<Capabilities['gracefulEviction']> {
   const eviction = webhooks.filter((w) => covers(w, 'pods/eviction', 'CREATE'));
-  if (eviction.length === 0) return { available: false, summary: 'no webhook for pods/eviction is registered (graceful evictions are a podops addition)' };
+  if (eviction.length === 0) return { available: false, needsCordon: false, summary: 'no webhook for pods/eviction is registered (graceful evictions are a podops addition)' };
   const names = eviction.map((w) => w.label).join(', ');
   const warnings: string[] = [];
   const listening = ctx.client.withOptions({ onWarning: (warning) => warnings.push(warning) });
@@ -112,12 +115,12 @@ async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhoo
   } finally {
     listening.close();
   }
-  if (refusal?.code === 429 && (refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE)) return { available: true, summary: `on: ${names} deferred a dry-run eviction of a controlled pod (429)` };
+  if (refusal?.code === 429 && (refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE)) return { available: true, needsCordon: false, summary: `on: ${names} deferred a dry-run eviction of a controlled pod (429)` };
   if (refusal === undefined && warnings.some((w) => w.startsWith(EVICTION_NOT_DEFERRED_WARNING))) {
-    return { available: true, summary: `on for nodes being emptied: ${names} let a dry-run eviction from a schedulable node through, as it does while it cannot authenticate the API server; the scenario cordons its pod's node` };
+    return { available: true, needsCordon: true, summary: `on for nodes being emptied: ${names} let a dry-run eviction from a schedulable node through, as it does while it cannot authenticate the API server; the scenario cordons its pod's node` };
   }
-  if (refusal === undefined) return { available: false, summary: `off: ${names} let a dry-run eviction of a controlled pod through (feature gate GracefulEviction off?)` };
-  return { available: false, summary: `unknown: a dry-run eviction of a controlled pod was refused otherwise: ${refusal.code} ${refusal.status.message ?? refusal.message}` };
+  if (refusal === undefined) return { available: false, needsCordon: false, summary: `off: ${names} let a dry-run eviction of a controlled pod through (feature gate GracefulEviction off?)` };
+  return { available: false, needsCordon: false, summary: `unknown: a dry-run eviction of a controlled pod was refused otherwise: ${refusal.code} ${refusal.status.message ?? refusal.message}` };
 }
 
 /** Finds out what the cluster's implementation offers; probes with a pod of `ctx`'s namespace (the suite's own). */
@@ -140,7 +143,7 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   if (rolloutHooks.available) rolloutHooks.summary += workloadWebhooks.length > 0 ? `; workload webhook ${workloadWebhooks.map((w) => w.label).join(', ')}` : '; no webhook for Deployments is registered';
 
   let graceDelete: Capability;
-  let gracefulEviction: Capability;
+  let gracefulEviction: Capabilities['gracefulEviction'];
   try {
     await ctx.createControlledPod('probe');
     graceDelete = await probeGraceDelete(ctx, 'probe');
@@ -148,7 +151,8 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   } catch (err) {
     if (!(err instanceof StepFailure || err instanceof ApiError)) throw err;
     const summary = `unknown: no controlled pod to probe with: ${err.message}`;
-    graceDelete = gracefulEviction = { available: false, summary };
+    graceDelete = { available: false, summary };
+    gracefulEviction = { ...graceDelete, needsCordon: false };
   }
   return { lifecycleWebhooks, podTransitionRule: served(resources, PTR_PLURAL, 'PodTransitionRules'), graceDelete, gracefulEviction, rolloutHooks };
 }

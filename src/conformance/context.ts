@@ -6,6 +6,7 @@ import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, SERVICE_READY_GATE } from '../api/protocol.ts';
 import { ApiError, isConflict, type KubeClient, type ObjectWithMeta } from '../kube/client.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
+import type { Capabilities } from './capabilities.ts';
 import { labelMismatches, type LabelExpectation } from './expect.ts';
 import { observedAnswer, observedPod } from './observe.ts';
 import { StepFailure, type Observed } from './scenario.ts';
@@ -38,6 +39,8 @@ export interface ContextOptions {
   interrupt: AbortSignal;
   /** Aborted at the deadline or on an interrupt: every request and wait of the scenario stops then. */
   signal: AbortSignal;
+  /** What the implementation offers; none while the capabilities are being probed. */
+  capabilities?: Capabilities;
 }
 
 export class ScenarioContext {
@@ -48,6 +51,7 @@ export class ScenarioContext {
   readonly #interrupt: AbortSignal;
   /** Aborts the scenario's requests at the deadline or on an interrupt. */
   readonly signal: AbortSignal;
+  readonly capabilities: Capabilities | undefined;
   #step = 'set up';
 
   constructor(options: ContextOptions) {
@@ -57,6 +61,7 @@ export class ScenarioContext {
     this.#deadline = options.deadline;
     this.#interrupt = options.interrupt;
     this.signal = options.signal;
+    this.capabilities = options.capabilities;
   }
 
   /** The step under way, named in a failure. */
