@@ -86,6 +86,9 @@ export const upCommand: Command = {
     if (!Number.isFinite(startDelayMs) || startDelayMs < 0) throw new UsageError(`--start-delay must be a number of milliseconds, got "${values['start-delay']}"`);
     const kubeconfigPath = resolve(values.kubeconfig);
     const stamp = (): string => new Date(io.now()).toISOString().slice(11, 19);
+    // Stops the stack when the user does, or when the dashboard cannot start.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([io.signal, stop.signal]);
     const stack = await startLocalStack(
       {
         port,
@@ -95,9 +98,15 @@ export const upCommand: Command = {
         log: (line) => io.stdout.write(`${stamp()}  load balancer  ${line}\n`),
         logger: createLogger({ level: values['log-level'], destination: io.stderr }),
       },
-      io.signal,
+      signal,
     );
-    const dashboard = values['no-dashboard'] ? undefined : await serveDashboard(stack.sandbox.kubeconfig, dashboardPort, io.signal);
+    const dashboard = values['no-dashboard']
+      ? undefined
+      : await serveDashboard(stack.sandbox.kubeconfig, dashboardPort, signal).catch(async (err: unknown) => {
+          stop.abort();
+          await stack.done;
+          throw err;
+        });
     io.stdout.write(tour(kubeconfigPath, stack.sandbox.url, stack.webhookAddress ?? '', dashboard?.url));
     await Promise.all([stack.done, dashboard?.done]);
     io.stdout.write('podops stopped.\n');
