@@ -7,6 +7,7 @@ import { InvalidLabelError, parseLifecycles } from '../lifecycle/parse.ts';
 import { LIFECYCLE_PHASES } from '../lifecycle/phase.ts';
 import { holdsTrafficOff } from '../lifecycle/readiness.ts';
 import { millisFromNanos, type Nanos } from '../lifecycle/time.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/workload.ts';
 import type { LifecycleTrack, PodHistory } from './pod-history.ts';
 import type { Bar, PodRow, TrafficMoment } from './views.ts';
 
@@ -21,7 +22,7 @@ export const podKey = (namespace: string | undefined, name: string | undefined):
 export function workloadOf(pod: Pod): string {
   const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
   if (!owner) return 'Pod';
-  const hash = pod.metadata.labels?.['pod-template-hash'];
+  const hash = pod.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
   if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return `Deployment ${owner.name.slice(0, -hash.length - 1)}`;
   return `${owner.kind} ${owner.name}`;
 }
