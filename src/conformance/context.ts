@@ -43,6 +43,16 @@ export interface ContextOptions {
   capabilities?: Capabilities;
 }
 
+/** Runs a request, and returns the API's refusal of it, or its answer when it went through. */
+export async function refusalOf(call: () => Promise<unknown>): Promise<{ refusal: ApiError; answer?: undefined } | { refusal?: undefined; answer: unknown }> {
+  try {
+    return { answer: await call() };
+  } catch (err) {
+    if (err instanceof ApiError) return { refusal: err };
+    throw err;
+  }
+}
+
 export class ScenarioContext {
   readonly client: KubeClient;
   readonly namespace: string;
@@ -204,13 +214,8 @@ export class ScenarioContext {
 
   /** Runs a request that must be refused, and returns the refusal; a success is a failure of the step. */
   async expectRefusal(request: string, call: () => Promise<unknown>): Promise<ApiError> {
-    let answer: unknown;
-    try {
-      answer = await call();
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
+    const { refusal, answer } = await refusalOf(call);
+    if (refusal) return refusal;
     throw new StepFailure(`${request} was accepted, expected a refusal`, answer && typeof answer === 'object' && 'metadata' in answer ? observedPod(answer as Pod) : observedAnswer(request, answer));
   }
 }
