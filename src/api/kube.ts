@@ -115,8 +115,11 @@ export interface Deployment {
     replicas?: number;
     selector?: LabelSelector;
     strategy?: { type?: string; rollingUpdate?: { maxSurge?: IntOrPercent; maxUnavailable?: IntOrPercent } };
+    paused?: boolean;
+    template?: { metadata?: ObjectMeta; [field: string]: unknown };
     [field: string]: unknown;
   };
+  status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: WorkloadCondition[]; [field: string]: unknown };
   [field: string]: unknown;
 }
 

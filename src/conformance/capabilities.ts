@@ -7,9 +7,9 @@ import { PTR_GROUP, PTR_PLURAL, PTR_VERSION } from '../api/podtransitionrule.ts'
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_DEFERRED_MESSAGE, EVICTION_NOT_DEFERRED_WARNING, GRACE_DELETE_MESSAGE, GRACE_DELETE_WEBHOOK_NAME } from '../api/protocol.ts';
 import { RL_PLURAL } from '../api/rolloutlifecycle.ts';
 import { labelSelectorMatches, type LabelSelector } from '../api/selector.ts';
-import { ApiError, isNotFound, type KubeClient } from '../kube/client.ts';
+import { ApiError, isTooManyRequests, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { MUTATING_WEBHOOK_CONFIGURATIONS, PODS, VALIDATING_WEBHOOK_CONFIGURATIONS, type ResourceType } from '../kube/resources.ts';
-import type { ScenarioContext } from './context.ts';
+import { refusalOf, type ScenarioContext } from './context.ts';
 import { StepFailure, type CapabilityName } from './scenario.ts';
 
 export interface Capability {
@@ -18,7 +18,10 @@ export interface Capability {
   summary: string;
 }
 
-export type Capabilities = Record<'lifecycleWebhooks' | CapabilityName, Capability>;
+export type Capabilities = Record<'lifecycleWebhooks' | Exclude<CapabilityName, 'gracefulEviction'>, Capability> & {
+  /** `needsCordon`: podops defers an eviction only from a node being emptied (a cordoned one). */
+  gracefulEviction: Capability & { needsCordon: boolean };
+};
 
 export const CAPABILITY_TITLES: Record<keyof Capabilities, string> = {
   lifecycleWebhooks: 'pod lifecycle webhooks',
@@ -67,13 +70,8 @@ async function webhooksOf(client: KubeClient, type: ResourceType, signal: AbortS
 
 /** The resources the apps.kusionstack.io API serves (an installed and established CRD), from discovery. */
 async function servedResources(client: KubeClient, signal: AbortSignal): Promise<string[]> {
-  try {
-    const list = await client.request<{ resources?: { name: string }[] }>({ method: 'GET', path: `/apis/${PTR_GROUP}/${PTR_VERSION}`, signal });
-    return (list.resources ?? []).map((r) => r.name);
-  } catch (err) {
-    if (isNotFound(err)) return [];
-    throw err;
-  }
+  const list = await unlessNotFound(client.request<{ resources?: { name: string }[] }>({ method: 'GET', path: `/apis/${PTR_GROUP}/${PTR_VERSION}`, signal }));
+  return (list?.resources ?? []).map((r) => r.name);
 }
 
 const served = (resources: string[], plural: string, feature: string): Capability =>
@@ -82,15 +80,7 @@ const served = (resources: string[], plural: string, feature: string): Capabilit
     : { available: false, summary: `the API does not serve ${plural}.${PTR_GROUP}/${PTR_VERSION} (no CRD installed: the implementation has no ${feature})` };
 
 /** A dry-run request that either an implementation's webhook refuses (on) or the API server accepts (off). */
-async function probe(request: () => Promise<unknown>): Promise<ApiError | undefined> {
-  try {
-    await request();
-    return undefined;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-}
+const probe = async (request: () => Promise<unknown>): Promise<ApiError | undefined> => (await refusalOf(request)).refusal;
 
 async function probeGraceDelete(ctx: ScenarioContext, pod: string): Promise<Capability> {
   const refusal = await probe(() => ctx.client.delete(PODS, ctx.namespace, pod, { dryRun: true, signal: ctx.signal }));
@@ -100,9 +90,9 @@ async function probeGraceDelete(ctx: ScenarioContext, pod: string): Promise<Capa
   return { available: false, summary: `unknown: a dry-run DELETE of a controlled pod was refused otherwise: ${message}` };
 }
 
-async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhook[]): Promise<Capability> {
+async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhook[]): Promise<Capabilities['gracefulEviction']> {
   const eviction = webhooks.filter((w) => covers(w, 'pods/eviction', 'CREATE'));
-  if (eviction.length === 0) return { available: false, summary: 'no webhook for pods/eviction is registered (graceful evictions are a podops addition)' };
+  if (eviction.length === 0) return { available: false, needsCordon: false, summary: 'no webhook for pods/eviction is registered (graceful evictions are a podops addition)' };
   const names = eviction.map((w) => w.label).join(', ');
   const warnings: string[] = [];
   const listening = ctx.client.withOptions({ onWarning: (warning) => warnings.push(warning) });
@@ -112,12 +102,12 @@ async function probeEviction(ctx: ScenarioContext, pod: string, webhooks: Webhoo
   } finally {
     listening.close();
   }
-  if (refusal?.code === 429 && (refusal.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE)) return { available: true, summary: `on: ${names} deferred a dry-run eviction of a controlled pod (429)` };
+  if (isTooManyRequests(refusal) && (refusal?.status.message ?? '').includes(EVICTION_DEFERRED_MESSAGE)) return { available: true, needsCordon: false, summary: `on: ${names} deferred a dry-run eviction of a controlled pod (429)` };
   if (refusal === undefined && warnings.some((w) => w.startsWith(EVICTION_NOT_DEFERRED_WARNING))) {
-    return { available: true, summary: `on for nodes being emptied: ${names} let a dry-run eviction from a schedulable node through, as it does while it cannot authenticate the API server; the scenario cordons its pod's node` };
+    return { available: true, needsCordon: true, summary: `on for nodes being emptied: ${names} let a dry-run eviction from a schedulable node through, as it does while it cannot authenticate the API server; the scenario cordons its pod's node` };
   }
-  if (refusal === undefined) return { available: false, summary: `off: ${names} let a dry-run eviction of a controlled pod through (feature gate GracefulEviction off?)` };
-  return { available: false, summary: `unknown: a dry-run eviction of a controlled pod was refused otherwise: ${refusal.code} ${refusal.status.message ?? refusal.message}` };
+  if (refusal === undefined) return { available: false, needsCordon: false, summary: `off: ${names} let a dry-run eviction of a controlled pod through (feature gate GracefulEviction off?)` };
+  return { available: false, needsCordon: false, summary: `unknown: a dry-run eviction of a controlled pod was refused otherwise: ${refusal.code} ${refusal.status.message ?? refusal.message}` };
 }
 
 /** Finds out what the cluster's implementation offers; probes with a pod of `ctx`'s namespace (the suite's own). */
@@ -126,13 +116,13 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   const mutating = await webhooksOf(client, MUTATING_WEBHOOK_CONFIGURATIONS, signal);
   const validating = await webhooksOf(client, VALIDATING_WEBHOOK_CONFIGURATIONS, signal);
   const forControlledPods = (webhooks: Webhook[]) => webhooks.filter((w) => seesControlledPods(w) && covers(w, 'pods', 'CREATE'));
-  const lifecycle = [...forControlledPods(mutating), ...forControlledPods(validating)];
+  const [mutatingPods, validatingPods] = [forControlledPods(mutating), forControlledPods(validating)];
   const lifecycleWebhooks: Capability =
-    forControlledPods(mutating).length > 0 && forControlledPods(validating).length > 0
-      ? { available: true, summary: `found: ${lifecycle.map((w) => w.label).join(', ')}` }
+    mutatingPods.length > 0 && validatingPods.length > 0
+      ? { available: true, summary: `found: ${[...mutatingPods, ...validatingPods].map((w) => w.label).join(', ')}` }
       : {
           available: false,
-          summary: `no implementation found: no ${forControlledPods(mutating).length === 0 ? 'mutating' : 'validating'} webhook receives pods labelled ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE} (is podops or Kuperator installed?)`,
+          summary: `no implementation found: no ${mutatingPods.length === 0 ? 'mutating' : 'validating'} webhook receives pods labelled ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE} (is podops or Kuperator installed?)`,
         };
   const resources = await servedResources(client, signal);
   const workloadWebhooks = mutating.filter((w) => w.rules.some((r) => matchesAny(r.apiGroups, 'apps') && (r.resources ?? []).includes('deployments')));
@@ -140,7 +130,7 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   if (rolloutHooks.available) rolloutHooks.summary += workloadWebhooks.length > 0 ? `; workload webhook ${workloadWebhooks.map((w) => w.label).join(', ')}` : '; no webhook for Deployments is registered';
 
   let graceDelete: Capability;
-  let gracefulEviction: Capability;
+  let gracefulEviction: Capabilities['gracefulEviction'];
   try {
     await ctx.createControlledPod('probe');
     graceDelete = await probeGraceDelete(ctx, 'probe');
@@ -148,7 +138,8 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   } catch (err) {
     if (!(err instanceof StepFailure || err instanceof ApiError)) throw err;
     const summary = `unknown: no controlled pod to probe with: ${err.message}`;
-    graceDelete = gracefulEviction = { available: false, summary };
+    graceDelete = { available: false, summary };
+    gracefulEviction = { ...graceDelete, needsCordon: false };
   }
   return { lifecycleWebhooks, podTransitionRule: served(resources, PTR_PLURAL, 'PodTransitionRules'), graceDelete, gracefulEviction, rolloutHooks };
 }

@@ -6,6 +6,7 @@ import type { Pod } from '../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, SERVICE_READY_GATE } from '../api/protocol.ts';
 import { ApiError, isConflict, type KubeClient, type ObjectWithMeta } from '../kube/client.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
+import type { Capabilities } from './capabilities.ts';
 import { labelMismatches, type LabelExpectation } from './expect.ts';
 import { observedAnswer, observedPod } from './observe.ts';
 import { StepFailure, type Observed } from './scenario.ts';
@@ -38,6 +39,18 @@ export interface ContextOptions {
   interrupt: AbortSignal;
   /** Aborted at the deadline or on an interrupt: every request and wait of the scenario stops then. */
   signal: AbortSignal;
+  /** What the implementation offers; none while the capabilities are being probed. */
+  capabilities?: Capabilities;
+}
+
+/** Runs a request, and returns the API's refusal of it, or its answer when it went through. */
+export async function refusalOf(call: () => Promise<unknown>): Promise<{ refusal: ApiError; answer?: undefined } | { refusal?: undefined; answer: unknown }> {
+  try {
+    return { answer: await call() };
+  } catch (err) {
+    if (err instanceof ApiError) return { refusal: err };
+    throw err;
+  }
 }
 
 export class ScenarioContext {
@@ -48,6 +61,7 @@ export class ScenarioContext {
   readonly #interrupt: AbortSignal;
   /** Aborts the scenario's requests at the deadline or on an interrupt. */
   readonly signal: AbortSignal;
+  readonly capabilities: Capabilities | undefined;
   #step = 'set up';
 
   constructor(options: ContextOptions) {
@@ -57,6 +71,7 @@ export class ScenarioContext {
     this.#deadline = options.deadline;
     this.#interrupt = options.interrupt;
     this.signal = options.signal;
+    this.capabilities = options.capabilities;
   }
 
   /** The step under way, named in a failure. */
@@ -199,13 +214,8 @@ export class ScenarioContext {
 
   /** Runs a request that must be refused, and returns the refusal; a success is a failure of the step. */
   async expectRefusal(request: string, call: () => Promise<unknown>): Promise<ApiError> {
-    let answer: unknown;
-    try {
-      answer = await call();
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
+    const { refusal, answer } = await refusalOf(call);
+    if (refusal) return refusal;
     throw new StepFailure(`${request} was accepted, expected a refusal`, answer && typeof answer === 'object' && 'metadata' in answer ? observedPod(answer as Pod) : observedAnswer(request, answer));
   }
 }

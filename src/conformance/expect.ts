@@ -29,7 +29,7 @@ export const labelsWithPrefix = (pod: Pod, ...prefixes: string[]): string[] =>
     .filter((key) => prefixes.some((prefix) => key.startsWith(prefix)))
     .sort();
 
-export const conditionOf = (pod: Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type);
+const conditionOf = (pod: Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type);
 
 /** The service-ready condition as the protocol writes it: the status, and the message every implementation sets. */
 export function serviceReadyMismatches(pod: Pod, status: 'True' | 'False'): string[] {
@@ -44,10 +44,6 @@ export function serviceReadyMismatches(pod: Pod, status: 'True' | 'False'): stri
 export function readyMismatches(pod: Pod, ready: boolean): string[] {
   const status = conditionOf(pod, 'Ready')?.status;
   return (status === 'True') === ready ? [] : [`condition Ready=${status ?? 'missing'}, expected ${ready ? 'True' : 'not True'}`];
-}
-
-export function finalizerMismatches(pod: Pod, finalizer: string, present: boolean): string[] {
-  return (pod.metadata.finalizers ?? []).includes(finalizer) === present ? [] : [`finalizer ${finalizer} is ${present ? 'missing' : 'there, expected gone'}`];
 }
 
 /** A pod in service: the gate True, Ready, labelled service-available. */

@@ -31,7 +31,7 @@ export function waitForTargets(ctx: ScenarioContext, name: string, pods: string[
   });
 }
 
-export const detailOf = (rule: PodTransitionRule, pod: string, stage: TransitionStage): PodTransitionDetail | undefined =>
+const detailOf = (rule: PodTransitionRule, pod: string, stage: TransitionStage): PodTransitionDetail | undefined =>
   rule.status?.details?.find((d) => d.name === pod && d.stage === stage);
 
 /** Waits until the rule rejects the pod in the stage with exactly this reason from this rule. */

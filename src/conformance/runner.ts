@@ -64,6 +64,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const cleanupMs = Math.ceil(Math.max(MIN_CLEANUP_MS, options.timeoutMs));
   const cleanupSignal = (): AbortSignal => AbortSignal.timeout(cleanupMs);
 
+  /** Known once probed, in the probes' own namespace not yet. */
+  let capabilities: Capabilities | undefined;
+
   /** Runs `body` in a new namespace of the suite with a fresh deadline, and starts deleting the namespace after. */
   async function inNamespace<T>(purpose: string, body: (ctx: ScenarioContext) => Promise<T>): Promise<T> {
     const deadline = performance.now() + options.timeoutMs;
@@ -74,13 +77,12 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     const signal = AbortSignal.any([interrupt, timeout]);
     try {
       await waitForServiceAccount(client, namespace, signal);
-      return await body(new ScenarioContext({ client, namespace, image: options.image, deadline, interrupt, signal }));
+      return await body(new ScenarioContext({ client, namespace, image: options.image, deadline, interrupt, signal, ...(capabilities && { capabilities }) }));
     } finally {
       cleanups.push(deleteNamespace(client, namespace, cleanupSignal()).then((problems) => ({ namespace, problems })));
     }
   }
 
-  let capabilities: Capabilities | undefined;
   const results = new Map<Scenario, ScenarioResult>();
   try {
     capabilities = await inNamespace('capability probes', detectCapabilities);

@@ -23,12 +23,6 @@ export interface HubOptions {
   client: KubeClient;
   /** The namespace to watch; all when undefined. */
   namespace: string | undefined;
-  /** Wall-clock milliseconds. */
-  now?: () => number;
-  /** How long changes are gathered into one update. Default 50 ms. */
-  batchMs?: number;
-  /** How long a pod that went (deleted, or no longer controlled) stays on the timeline. Default 5 minutes. */
-  goneRetentionMs?: number;
   logger?: Logger;
 }
 
@@ -39,10 +33,13 @@ type List = 'rules' | 'rollouts' | 'events' | 'problems' | 'synced';
 
 /** Deleted pods kept on the timeline at most (the oldest go first). */
 const MAX_GONE = 1000;
+/** How long changes are gathered into one update. */
+const BATCH_MS = 50;
+/** How long a pod that went (deleted, or no longer controlled) stays on the timeline. */
+const GONE_RETENTION_MS = 5 * 60_000;
 
 export class DashboardHub {
   readonly #options: HubOptions;
-  readonly #now: () => number;
   readonly #log: Logger;
   readonly #pods: Informer<Pod>;
   readonly #rules: Informer<PodTransitionRule>;
@@ -58,7 +55,6 @@ export class DashboardHub {
 
   constructor(options: HubOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
     this.#log = (options.logger ?? silentLogger()).child({ component: 'dashboard' });
     const { client, namespace } = options;
     const informer = <T extends Pod | PodTransitionRule | RolloutLifecycle | KubeEvent>(type: ResourceType, selectors: { labelSelector?: string; fieldSelector?: string }) =>
@@ -109,7 +105,7 @@ export class DashboardHub {
 
   snapshot(): Snapshot {
     return {
-      now: this.#now(),
+      now: Date.now(),
       namespace: this.#options.namespace,
       server: this.#options.client.server,
       synced: this.#pods.hasSynced(),
@@ -138,12 +134,12 @@ export class DashboardHub {
     // Its lifecycles end with it.
     const report: PodReport = { ...explainPod(pod), lifecycles: [], serviceAvailableSince: undefined };
     this.#record(key, pod, report, this.#histories.get(key));
-    this.#rows.set(key, { ...(this.#rows.get(key) as PodRow), gone: this.#now() });
+    this.#rows.set(key, { ...(this.#rows.get(key) as PodRow), gone: Date.now() });
     this.#pruneGone(MAX_GONE);
   }
 
   #record(key: string, pod: Pod, report: PodReport, previous: PodHistory | undefined): void {
-    const history = observePod(previous, report, this.#now());
+    const history = observePod(previous, report, Date.now());
     this.#histories.set(key, history);
     this.#rows.set(key, podRow(pod, report, history));
     this.#dirtyPods.add(key);
@@ -153,7 +149,7 @@ export class DashboardHub {
   /** Drops the pods that went, past their time on the timeline, and the oldest beyond `keep`. */
   #pruneGone(keep = Infinity): void {
     const gone = [...this.#rows.values()].filter((row) => row.gone !== undefined).sort((a, b) => (a.gone as number) - (b.gone as number));
-    const cutoff = this.#now() - (this.#options.goneRetentionMs ?? 5 * 60_000);
+    const cutoff = Date.now() - GONE_RETENTION_MS;
     gone.forEach((row, i) => {
       if ((row.gone as number) >= cutoff && gone.length - i <= keep) return;
       this.#rows.delete(row.key);
@@ -182,12 +178,12 @@ export class DashboardHub {
   }
 
   #schedule(): void {
-    this.#timer ??= setTimeout(() => this.#flush(), this.#options.batchMs ?? 50);
+    this.#timer ??= setTimeout(() => this.#flush(), BATCH_MS);
   }
 
   #flush(): void {
     this.#timer = undefined;
-    const update: Update = { now: this.#now(), upsert: [], remove: [] };
+    const update: Update = { now: Date.now(), upsert: [], remove: [] };
     for (const key of this.#dirtyPods) {
       const row = this.#rows.get(key);
       if (row) update.upsert.push(row);

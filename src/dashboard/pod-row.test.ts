@@ -136,6 +136,24 @@ describe('a pod row', () => {
     assert.equal(row.key, 'default/pod-a');
   });
 
+  test('out of traffic while a lifecycle holds it off: preparing, operating, post-checking', () => {
+    const out = (labels: Record<string, string>) => {
+      const p = pod({ labels });
+      const report = explainPod(p);
+      return podRow(p, report, observePod(undefined, report, at(8))).outOfTraffic;
+    };
+    assert.deepEqual(
+      (['PreCheck', 'Preparing', 'Operating', 'PostCheck', 'Completing'] as const).map((phase) => [phase, out(versions[phase]!)]),
+      [
+        ['PreCheck', false],
+        ['Preparing', true],
+        ['Operating', true],
+        ['PostCheck', true],
+        ['Completing', false],
+      ],
+    );
+  });
+
   test('a pod with a malformed label shows the problem as podops status does', () => {
     const broken = pod({ labels: { [L('operated', 'upgrade')]: stamp(1) } });
     const report = explainPod(broken);

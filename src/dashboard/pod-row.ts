@@ -3,8 +3,11 @@
 
 import type { Pod } from '../api/kube.ts';
 import { podWaits, type PodReport } from '../lifecycle/explain.ts';
+import { InvalidLabelError, parseLifecycles } from '../lifecycle/parse.ts';
 import { LIFECYCLE_PHASES } from '../lifecycle/phase.ts';
+import { holdsTrafficOff } from '../lifecycle/readiness.ts';
 import { millisFromNanos, type Nanos } from '../lifecycle/time.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/workload.ts';
 import type { LifecycleTrack, PodHistory } from './pod-history.ts';
 import type { Bar, PodRow, TrafficMoment } from './views.ts';
 
@@ -19,7 +22,7 @@ export const podKey = (namespace: string | undefined, name: string | undefined):
 export function workloadOf(pod: Pod): string {
   const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
   if (!owner) return 'Pod';
-  const hash = pod.metadata.labels?.['pod-template-hash'];
+  const hash = pod.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
   if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return `Deployment ${owner.name.slice(0, -hash.length - 1)}`;
   return `${owner.kind} ${owner.name}`;
 }
@@ -42,6 +45,16 @@ export function trafficOf(tracks: readonly LifecycleTrack[]): TrafficMoment[] {
   return [...moments.values()].sort((a, b) => a.at - b.at);
 }
 
+/** Whether a lifecycle holds the pod out of traffic, by the protocol's rule; labels that do not parse hold nothing. */
+function outOfTraffic(pod: Pod): boolean {
+  try {
+    return [...parseLifecycles(pod.metadata.labels).byId.values()].some(holdsTrafficOff);
+  } catch (err) {
+    if (err instanceof InvalidLabelError) return false;
+    throw err;
+  }
+}
+
 export function podRow(pod: Pod, report: PodReport, history: PodHistory): PodRow {
   const lifecycles = report.lifecycles.map((l) => ({ id: l.id, type: l.type, phase: l.phase, since: ms(l.since) }));
   const inPhase = lifecycles.filter((l) => l.phase === report.phase && l.since !== undefined).map((l) => l.since as number);
@@ -55,6 +68,7 @@ export function podRow(pod: Pod, report: PodReport, history: PodHistory): PodRow
     phase: report.phase ?? 'Unknown',
     since,
     lifecycles,
+    outOfTraffic: outOfTraffic(pod),
     waitingFor: podWaits(report),
     bars: history.tracks.map(barOf).filter((bar) => bar.segments.length > 0),
     traffic: trafficOf(history.tracks),

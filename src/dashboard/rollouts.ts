@@ -2,6 +2,7 @@
 // rollout's points and which are reached, and each hook's Job and phase.
 
 import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
+import { failedCondition, rolloutTarget } from '../rollout/report.ts';
 import type { RolloutView } from './views.ts';
 
 const time = (value: string | undefined): number | undefined => {
@@ -15,7 +16,7 @@ export function rolloutView(rl: RolloutLifecycle): RolloutView {
     key: `${rl.metadata.namespace ?? ''}/${rl.metadata.name ?? ''}`,
     namespace: rl.metadata.namespace ?? '',
     name: rl.metadata.name ?? '',
-    target: rl.status?.target ?? `${rl.spec?.targetRef?.kind ?? '?'}/${rl.spec?.targetRef?.name ?? '?'}`,
+    target: rolloutTarget(rl),
     rollout: rollout && {
       type: rollout.type,
       phase: rollout.phase,
@@ -38,6 +39,6 @@ export function rolloutView(rl: RolloutLifecycle): RolloutView {
       startTime: time(h.startTime),
       completionTime: time(h.completionTime),
     })),
-    failed: rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message,
+    failed: failedCondition(rl)?.message,
   };
 }

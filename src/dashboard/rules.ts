@@ -1,11 +1,9 @@
 // A PodTransitionRule as the dashboard shows it: its rules, the pods it selects, and of the pods in a stage, which
 // passed and which are blocked and why (the rule controller's status, as `kubectl get ptr` reads it).
 
-import type { PodTransitionRule, TransitionRule } from '../api/podtransitionrule.ts';
+import type { PodTransitionRule } from '../api/podtransitionrule.ts';
+import { ruleStage, ruleType } from '../transition/rules.ts';
 import type { RuleView } from './views.ts';
-
-const kindOf = (rule: TransitionRule): string =>
-  rule.availablePolicy ? 'availablePolicy' : rule.labelCheck ? 'labelCheck' : rule.webhook ? 'webhook' : 'unknown';
 
 export function ruleView(ptr: PodTransitionRule): RuleView {
   const status = ptr.status ?? {};
@@ -19,7 +17,7 @@ export function ruleView(ptr: PodTransitionRule): RuleView {
     key: `${ptr.metadata.namespace ?? ''}/${ptr.metadata.name ?? ''}`,
     namespace: ptr.metadata.namespace ?? '',
     name: ptr.metadata.name ?? '',
-    rules: (ptr.spec?.rules ?? []).map((rule) => ({ name: rule.name ?? '', kind: kindOf(rule), stage: rule.stage ?? 'PreCheck', disabled: rule.disabled === true })),
+    rules: (ptr.spec?.rules ?? []).map((rule) => ({ name: rule.name ?? '', kind: ruleType(rule) ?? 'unknown', stage: ruleStage(rule), disabled: rule.disabled === true })),
     targets,
     summary: status.summary ?? { targets: targets.length, checking: details.length, passed: passed.length, blocked: blocked.length },
     passed,

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pod } from '../api/kube.ts';
-import { formatPodReport } from '../cli/pod-report-text.ts';
+import { formatPodReport } from '../lifecycle/explain-text.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { explainPod } from '../lifecycle/explain.ts';

@@ -34,6 +34,8 @@ export interface PodRow {
   /** When the pod entered its phase, when a label says so. */
   since: number | undefined;
   lifecycles: { id: string; type: string | undefined; phase: LifecyclePhase; since: number | undefined }[];
+  /** A lifecycle holds the pod out of traffic (preparing, operating or post-checking). */
+  outOfTraffic: boolean;
   /** What `podops status` prints in its WAITING FOR column, one entry per wait. */
   waitingFor: string[];
   bars: Bar[];

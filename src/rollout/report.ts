@@ -10,9 +10,15 @@ const since = (time: string | undefined, nowMs: number): string => {
   return seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`;
 };
 
+/** `Kind/name` of the RolloutLifecycle's workload: as its status names it, else from its spec. */
+export const rolloutTarget = (rl: RolloutLifecycle): string => rl.status?.target ?? `${rl.spec?.targetRef?.kind ?? '?'}/${rl.spec?.targetRef?.name ?? '?'}`;
+
+/** The RolloutLifecycle's Failed condition when True: the rollout waits for a retry or a rollback. */
+export const failedCondition = (rl: RolloutLifecycle) => rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+
 /** One line: where the rollout of the RolloutLifecycle's workload is. */
 export function rolloutSummary(rl: RolloutLifecycle): string {
-  const target = rl.status?.target ?? `${rl.spec?.targetRef?.kind ?? '?'}/${rl.spec?.targetRef?.name ?? '?'}`;
+  const target = rolloutTarget(rl);
   const rollout = rl.status?.rollout;
   if (!rollout) return `${target}: no rollout since RolloutLifecycle ${rl.metadata.name} was created`;
   return `${target}: ${rollout.type} ${rollout.phase}, points ${rollout.pointReached}${rollout.message ? `: ${rollout.message}` : ''}`;
@@ -53,8 +59,7 @@ export function rolloutReport(rl: RolloutLifecycle, nowMs: number): string {
       lines.push(`    ${hook.name.padEnd(16)} ${hook.phase.padEnd(9)} Job ${hook.job}${hook.attempt > 1 ? ` (attempt ${hook.attempt})` : ''}${took}${hook.message ? `: ${hook.message}` : ''}`);
     }
   }
-  const failed = rl.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) lines.push(`  to go on: ${nextSteps(rl)}`);
+  if (failedCondition(rl)) lines.push(`  to go on: ${nextSteps(rl)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,12 +3,14 @@
 
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { SERVICE_READY_GATE } from '../../src/api/protocol.ts';
 import { NAMESPACES, PODS } from '../../src/kube/resources.ts';
-import type { KubeObject } from '../../src/kube/client.ts';
+import { ApiError, type KubeObject } from '../../src/kube/client.ts';
 import { runCli } from '../support/cli.ts';
 import { L, PERM, pod } from '../support/pods.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
@@ -105,5 +107,27 @@ describe('podops status', () => {
     const { code, stdout } = await runCli(['status', '--kubeconfig', kubeconfig, '-n', 'empty']);
     assert.equal(code, 0);
     assert.equal(stdout, 'No pods under PodOpsLifecycle in namespace empty.\n');
+  });
+});
+
+describe('podops status where RolloutLifecycles cannot be listed', () => {
+  test('a refusal other than NotFound is an error, not "no rollouts"', async () => {
+    // Pods may be listed, RolloutLifecycles not (403): the CRD is there, the user may not read it. The error
+    // leaves the command as any other API error does.
+    const server = createServer((req, res) => {
+      const forbidden = req.url?.includes('/rolloutlifecycles') === true;
+      res.writeHead(forbidden ? 403 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(forbidden ? { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'rolloutlifecycles is forbidden', reason: 'Forbidden', code: 403 } : { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [] }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const kubeconfig = join(await mkdtemp(join(tmpdir(), 'podops-status-')), 'kubeconfig');
+      const config = { clusters: [{ name: 'c', cluster: { server: url } }], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }] };
+      await writeFile(kubeconfig, JSON.stringify({ apiVersion: 'v1', kind: 'Config', ...config, 'current-context': 'x' }));
+      await assert.rejects(runCli(['status', '--kubeconfig', kubeconfig, '-n', 'shop']), (err: unknown) => err instanceof ApiError && err.code === 403 && /rolloutlifecycles is forbidden/.test(err.message));
+    } finally {
+      server.close();
+    }
   });
 });

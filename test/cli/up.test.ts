@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,5 +111,29 @@ describe('podops up', () => {
     assert.equal(await accepts(port), false, 'the API server it started is gone');
     assert.equal(await accepts(Number(dashboard[2])), false, 'and so is the dashboard');
     assert.equal(stderr, '', 'no warnings or errors at the default log level');
+  });
+
+  test('a --dashboard-port in use: a usage error naming the flag, and the sandbox and operator stop with it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port: dashboardPort } = taken.address() as AddressInfo;
+    try {
+      const port = await freePort();
+      const kubeconfig = join(await mkdtemp(join(tmpdir(), 'podops-up-')), 'kubeconfig');
+      const child = spawn(process.execPath, [mainScript, 'up', '--port', String(port), '--kubeconfig', kubeconfig, '--no-demo', '--dashboard-port', String(dashboardPort)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      stopChild = () => child.kill('SIGKILL');
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const exit = await exited.finally(() => clearTimeout(deadline));
+      assert.deepEqual(exit, { code: 2, signal: null }, `exits by itself with 2 (a SIGKILL after 30 s shows here); stderr: ${stderr}`);
+      assert.equal(stderr, `podops up: port ${dashboardPort} on 127.0.0.1 is in use: choose another with --dashboard-port\n`);
+      assert.equal(await accepts(port), false, 'the API server it started is gone');
+    } finally {
+      taken.close();
+    }
   });
 });

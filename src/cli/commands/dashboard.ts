@@ -1,6 +1,7 @@
 // `podops dashboard`: a live web page of the controlled pods, their lifecycles, PodTransitionRules, rollout hooks
 // and podops' events, served on this machine with the user's own kubeconfig credentials.
 
+import { createLogger } from '../../kube/log.ts';
 import { DEFAULT_DASHBOARD_PORT, startDashboard } from '../../dashboard/server.ts';
 import { listenFailure, optionsHelp, parseCommandArgs, parsePort, type Command } from '../command.ts';
 import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
@@ -35,7 +36,7 @@ export const dashboardCommand: Command = {
     const client = clientFromFlags(values, io.env);
     try {
       const namespace = values['all-namespaces'] ? undefined : namespaceFrom(values, client);
-      const dashboard = await startDashboard({ client, namespace, address: values.address, port }, io.signal).catch((err: unknown) => listenFailure(err, values.address, port, '--port'));
+      const dashboard = await startDashboard({ client, namespace, address: values.address, port, logger: createLogger({ level: 'warn', destination: io.stderr }) }, io.signal).catch((err: unknown) => listenFailure(err, values.address, port, '--port'));
       io.stdout.write(`podops dashboard: ${dashboard.url} (${namespace === undefined ? 'all namespaces' : `namespace ${namespace}`} of ${client.server.replace(/\/$/, '')}); Ctrl-C stops it.\n`);
       await dashboard.done;
       return 0;

@@ -4,7 +4,8 @@ import type { Pod } from '../../api/kube.ts';
 import { explainPod } from '../../lifecycle/explain.ts';
 import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { parseObjects, readSource } from '../input.ts';
-import { formatPodReport, reportJson } from '../pod-report-text.ts';
+import { formatPodReport } from '../../lifecycle/explain-text.ts';
+import { reportJson } from '../pod-report-text.ts';
 
 const usage = `Usage: podops inspect [FILE|-] [-o text|json]
 

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import type { ApiServerFeatureGates } from '@podops/sandbox';
-import { UsageError, optionsHelp, parseCommandArgs, sandboxNotInstalled, type Command } from '../command.ts';
+import { UsageError, listenFailure, optionsHelp, parseCommandArgs, sandboxNotInstalled, type Command } from '../command.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
@@ -84,10 +84,7 @@ export const sandboxCommand: Command = {
         ...(admissionConfig !== undefined && { admissionControlConfigFile: resolve(admissionConfig) }),
       });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new UsageError(`port ${port} is already in use`);
-      if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
-      throw err;
+      listenFailure(err, '127.0.0.1', port, '--port');
     }
     io.stdout.write(
       [

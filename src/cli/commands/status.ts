@@ -6,6 +6,7 @@ import type { Pod } from '../../api/kube.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
 import type { RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
 import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
+import { unlessNotFound } from '../../kube/client.ts';
 import { rolloutJson, rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
 import { explainPod, podWaits, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
@@ -50,7 +51,7 @@ export const statusCommand: Command = {
         .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
         .map(explainPod);
       // A cluster without the RolloutLifecycle CRD has no rollouts under hooks.
-      const rollouts = (await client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) }).catch(() => ({ items: [] }))).items.filter(rolloutUnderway);
+      const rollouts = ((await unlessNotFound(client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) })))?.items ?? []).filter(rolloutUnderway);
       if (values.output === 'json') {
         io.stdout.write(reportJson({ pods: reports, rollouts: rollouts.map(rolloutJson) }));
         return 0;

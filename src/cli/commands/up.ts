@@ -2,7 +2,7 @@
 
 import { resolve } from 'node:path';
 import { KubeClient } from '../../kube/client.ts';
-import { createLogger } from '../../kube/log.ts';
+import { createLogger, type Logger } from '../../kube/log.ts';
 import { DEFAULT_DASHBOARD_PORT, startDashboard, type Dashboard } from '../../dashboard/server.ts';
 import { UsageError, listenFailure, optionsHelp, parseCommandArgs, parsePort, type Command } from '../command.ts';
 import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
@@ -54,9 +54,9 @@ Ctrl-C stops everything.
 }
 
 /** The dashboard of every namespace, with the kubeconfig `podops up` wrote; on 3100 unless taken or told otherwise. */
-async function serveDashboard(kubeconfig: string, port: number | undefined, signal: AbortSignal): Promise<Dashboard> {
+async function serveDashboard(kubeconfig: string, port: number | undefined, logger: Logger, signal: AbortSignal): Promise<Dashboard> {
   const client = KubeClient.fromKubeconfigText(kubeconfig, { userAgent: 'podops-dashboard' });
-  const start = (at: number) => startDashboard({ client, namespace: undefined, port: at }, signal);
+  const start = (at: number) => startDashboard({ client, namespace: undefined, port: at, logger }, signal);
   const dashboard = await start(port ?? DEFAULT_DASHBOARD_PORT).catch((err: unknown) => {
     if (port === undefined && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') return start(0);
     return listenFailure(err, '127.0.0.1', port ?? DEFAULT_DASHBOARD_PORT, '--dashboard-port');
@@ -86,6 +86,10 @@ export const upCommand: Command = {
     if (!Number.isFinite(startDelayMs) || startDelayMs < 0) throw new UsageError(`--start-delay must be a number of milliseconds, got "${values['start-delay']}"`);
     const kubeconfigPath = resolve(values.kubeconfig);
     const stamp = (): string => new Date(io.now()).toISOString().slice(11, 19);
+    const logger = createLogger({ level: values['log-level'], destination: io.stderr });
+    // Stops the stack when the user does, or when the dashboard cannot start.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([io.signal, stop.signal]);
     const stack = await startLocalStack(
       {
         port,
@@ -93,11 +97,17 @@ export const upCommand: Command = {
         demo: !values['no-demo'],
         startDelayMs,
         log: (line) => io.stdout.write(`${stamp()}  load balancer  ${line}\n`),
-        logger: createLogger({ level: values['log-level'], destination: io.stderr }),
+        logger,
       },
-      io.signal,
+      signal,
     );
-    const dashboard = values['no-dashboard'] ? undefined : await serveDashboard(stack.sandbox.kubeconfig, dashboardPort, io.signal);
+    const dashboard = values['no-dashboard']
+      ? undefined
+      : await serveDashboard(stack.sandbox.kubeconfig, dashboardPort, logger, signal).catch(async (err: unknown) => {
+          stop.abort();
+          await stack.done;
+          throw err;
+        });
     io.stdout.write(tour(kubeconfigPath, stack.sandbox.url, stack.webhookAddress ?? '', dashboard?.url));
     await Promise.all([stack.done, dashboard?.done]);
     io.stdout.write('podops stopped.\n');

@@ -4,17 +4,11 @@
 // at once (completions 0), the other fails by its deadline while its pod still runs.
 
 import { RL_API_VERSION, RL_JOB_HOOK_LABEL, RL_KIND, RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type LifecycleHook, type RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
-import type { ObjectMeta } from '../../api/kube.ts';
+import type { Deployment, ObjectMeta } from '../../api/kube.ts';
 import type { KubeObject } from '../../kube/client.ts';
 import { DEPLOYMENTS, JOBS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import type { ScenarioContext } from '../context.ts';
 import { StepFailure, type Scenario } from '../scenario.ts';
-
-interface Deployment {
-  metadata: ObjectMeta;
-  spec: { paused?: boolean; template: { metadata?: ObjectMeta }; replicas?: number };
-  status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number };
-}
 
 const NAME = 'web';
 const REVISION_ANNOTATION = 'conformance.podops.io/revision';
@@ -44,8 +38,8 @@ function rolledOutMismatches(d: Deployment): string[] {
 /** Changes the pod template; the answer must already be held: paused, with the rollout recorded. */
 async function changeTemplate(ctx: ScenarioContext): Promise<void> {
   const changed = await ctx.client.patch<Deployment>(DEPLOYMENTS, ctx.namespace, NAME, 'merge', { spec: { template: { metadata: { annotations: { [REVISION_ANNOTATION]: '2' } } } } }, { signal: ctx.signal });
-  const wrong = [...(changed.spec.paused === true ? [] : [`spec.paused is ${changed.spec.paused}, expected true`]), ...(changed.metadata.annotations?.[RL_ROLLOUT_ANNOTATION] ? [] : [`annotation ${RL_ROLLOUT_ANNOTATION} is missing`])];
-  if (wrong.length > 0) throw new StepFailure(`the answer to the template change: ${wrong.join('; ')}`, { kind: 'Object', name: `Deployment ${NAME}`, state: { metadata: changed.metadata, spec: { paused: changed.spec.paused } } });
+  const wrong = [...(changed.spec?.paused === true ? [] : [`spec.paused is ${changed.spec?.paused}, expected true`]), ...(changed.metadata.annotations?.[RL_ROLLOUT_ANNOTATION] ? [] : [`annotation ${RL_ROLLOUT_ANNOTATION} is missing`])];
+  if (wrong.length > 0) throw new StepFailure(`the answer to the template change: ${wrong.join('; ')}`, { kind: 'Object', name: `Deployment ${NAME}`, state: { metadata: changed.metadata, spec: { paused: changed.spec?.paused } } });
 }
 
 const waitForHookJob = (ctx: ScenarioContext, hook: string) =>
@@ -64,7 +58,7 @@ const waitForPhase = (ctx: ScenarioContext, rolloutPhase: string, hookPhase: str
 
 const released = (ctx: ScenarioContext) =>
   ctx.waitForObject<Deployment>(DEPLOYMENTS, NAME, 'the Deployment released and rolled out', (d) => [
-    ...(d.spec.paused ? ['spec.paused is true'] : []),
+    ...(d.spec?.paused ? ['spec.paused is true'] : []),
     ...(d.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] ? [`annotation ${RL_USER_SETTINGS_ANNOTATION} is still there`] : []),
     ...rolledOutMismatches(d),
   ]);
@@ -98,7 +92,7 @@ const abortHolds: Scenario = {
     await ctx.step('the hook fails: the rollout is Failed and stays held', async () => {
       await waitForPhase(ctx, 'Failed', 'Failed');
       const held = await ctx.client.get<Deployment>(DEPLOYMENTS, ctx.namespace, NAME, ctx.signal);
-      if (!held.spec.paused) throw new StepFailure('the Deployment of a failed rollout is not held: spec.paused is not true', { kind: 'Object', name: `Deployment ${NAME}`, state: held.spec });
+      if (!held.spec?.paused) throw new StepFailure('the Deployment of a failed rollout is not held: spec.paused is not true', { kind: 'Object', name: `Deployment ${NAME}`, state: held.spec });
     });
     await ctx.step('delete the RolloutLifecycle: the Deployment is released and rolls out', async () => {
       await ctx.client.delete(ROLLOUTLIFECYCLES, ctx.namespace, NAME, { signal: ctx.signal });

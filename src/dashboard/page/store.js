@@ -14,8 +14,6 @@ export function connect(onChange) {
   const state = {
     /** Whether the stream is open: false while the dashboard server cannot be reached. */
     connected: false,
-    /** Whether a snapshot ever arrived. */
-    loaded: false,
     /** The stream broke and has not come back yet. */
     disconnected: false,
     synced: false,
@@ -50,7 +48,6 @@ export function connect(onChange) {
   const source = new EventSource('/api/stream');
   source.addEventListener('snapshot', (event) => {
     const snapshot = JSON.parse(event.data);
-    state.loaded = true;
     state.connected = true;
     state.disconnected = false;
     state.namespace = snapshot.namespace;

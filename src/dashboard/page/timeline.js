@@ -8,8 +8,6 @@ import { html } from './html.js';
 import { isBusy } from './store.js';
 
 export const ROW_HEIGHT = 26;
-/** The phases of a lifecycle during which its pod takes no traffic (the readiness gate is False). */
-const OUT_OF_TRAFFIC = new Set(['Preparing', 'Operating', 'PostCheck']);
 /** Rows rendered beyond each edge of the view, so a quick scroll shows no gap. */
 const OVERSCAN = 8;
 
@@ -113,7 +111,7 @@ function GroupLine({ group, rows, folded, onToggle }) {
     const phase = row.gone === undefined ? row.phase : 'gone';
     counts.set(phase, (counts.get(phase) ?? 0) + 1);
   }
-  const out = rows.filter((row) => row.gone === undefined && row.lifecycles.some((l) => OUT_OF_TRAFFIC.has(l.phase))).length;
+  const out = rows.filter((row) => row.gone === undefined && row.outOfTraffic).length;
   return html`<div class="group" data-group=${group.key} onClick=${() => onToggle(group.key)}>
     <span class="fold">${folded ? '▸' : '▾'}</span>
     <span class="group-name">${group.workload}</span>
