@@ -16,7 +16,7 @@ import {
   TO_EVICT_LABEL,
   idLabelKey,
 } from '../../api/protocol.ts';
-import { ApiError, isConflict, isTooManyRequests, unlessNotFound } from '../../kube/client.ts';
+import { ApiError, isTooManyRequests, unlessNotFound } from '../../kube/client.ts';
 import { NODES, PODS } from '../../kube/resources.ts';
 import { PROTECTION_FINALIZER, podInService, removeFinalizer } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
@@ -80,14 +80,14 @@ const departure = (d: Departure): Scenario => ({
 const evict = (ctx: ScenarioContext, pod: string) => ctx.client.evict(ctx.namespace, pod, { signal: ctx.signal });
 
 /** A guarded patch refused because the object changed since (a failed JSON patch test is 422), or a conflict. */
-const isChangedSince = (err: unknown): boolean => (err instanceof ApiError && err.code === 422) || isConflict(err);
+/** A JSON patch whose `test` failed: kube-apiserver answers 422. */
+const testFailed = (err: unknown): boolean => err instanceof ApiError && err.code === 422;
 
 /**
  * Runs `request` with the pod's node cordoned, as kubectl drain cordons before it evicts, when the capability
  * probe found that podops defers an eviction only from a node being emptied (while it does not authenticate the
  * API server). The cordon lasts only the request (other scenarios schedule pods meanwhile), and is lifted even
- * after an interrupt, unless the node changed since: a node cordoned already, or by someone else meanwhile, is
- * left as it is.
+ * after an interrupt, unless someone uncordoned it meanwhile; a node cordoned already is left as it is.
  */
 async function whileCordoned<T>(ctx: ScenarioContext, pod: string, request: () => Promise<T>): Promise<T> {
   if (ctx.capabilities?.gracefulEviction.needsCordon !== true) return request();
@@ -95,16 +95,18 @@ async function whileCordoned<T>(ctx: ScenarioContext, pod: string, request: () =
   if (typeof nodeName !== 'string' || nodeName === '') return request();
   const node = await ctx.client.get<Node>(NODES, undefined, nodeName, ctx.signal);
   if (node.spec?.unschedulable === true) return request();
-  const cordoned = await ctx.client.patch<Node>(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: true } }, { signal: ctx.signal });
+  await ctx.client.patch<Node>(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: true } }, { signal: ctx.signal });
   try {
     return await request();
   } finally {
+    // Guarded by the field, not the resourceVersion: the kubelet's status updates change that all the time, and a
+    // node left cordoned is worse than a cordon someone made in the same second lifted.
     const uncordon = [
-      { op: 'test', path: '/metadata/resourceVersion', value: cordoned.metadata.resourceVersion },
+      { op: 'test', path: '/spec/unschedulable', value: true },
       { op: 'remove', path: '/spec/unschedulable' },
     ];
     await ctx.client.patch(NODES, undefined, nodeName, 'json', uncordon, { signal: AbortSignal.timeout(30_000) }).catch((err: unknown) => {
-      if (!isChangedSince(err)) throw err;
+      if (!testFailed(err)) throw err;
     });
   }
 }
