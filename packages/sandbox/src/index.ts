@@ -11,7 +11,7 @@ import type { ServerContext } from './apiserver/context.ts';
 import { KubeletConnections } from './apiserver/kubelet-connections.ts';
 import { ListSnapshots } from './apiserver/list-snapshots.ts';
 import { LocalClient } from './apiserver/local-client.ts';
-import { WriteCounter } from './apiserver/metrics.ts';
+import { RequestCounter, type RequestLabels } from './apiserver/metrics.ts';
 import { namespaceLifecycle } from './apiserver/namespace-lifecycle.ts';
 import { authenticatedGroups, sandboxAdmin } from './apiserver/users.ts';
 import type { Controller, ControllerContext } from './controllers/in-process-controller.ts';
@@ -48,6 +48,7 @@ export type { WriteFilter, WriteLog, WriteRecord } from './storage/write-log.ts'
 export type { ApiServerFeatureGates } from './feature-gates.ts';
 export type { SimulationOptions } from './simulation.ts';
 export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
+export type { RequestLabels } from './apiserver/metrics.ts';
 export { renderKubeconfig, type KubeConfigLoadOptions, type KubeconfigOptions } from './kubeconfig.ts';
 export type { ObjectReference, WaitOptions } from './testing/wait.ts';
 
@@ -126,8 +127,12 @@ export interface Sandbox extends AsyncDisposable {
   waitForCondition(object: ObjectReference, type: string, options?: WaitOptions & { status?: string }): Promise<KubeObject>;
   /** Resolves once the object does not exist (at once if it never did). */
   waitForDeletion(object: ObjectReference, options?: WaitOptions): Promise<void>;
-  /** API write counts, as served at /metrics. */
-  writeCount(resource: string, verb: string, options?: { group?: string; subresource?: string }): number;
+  /**
+   * How many requests the API server answered, as `apiserver_request_total` counts them at /metrics: the sum of
+   * the series whose labels include `filter`, e.g. `{ verb: 'POST', resource: 'configmaps' }` (every request when
+   * empty).
+   */
+  requestCount(filter?: Partial<RequestLabels>): number;
   /** The write log, when `recordWrites` is on: every stored write, who made it (user, agent, field manager, verb). */
   readonly history: WriteLog | undefined;
   /** The current global resourceVersion. */
@@ -188,13 +193,13 @@ async function start(options: SandboxOptions, stopped: AbortSignal, cleanups: ((
   admission.add(webhooks.mutating);
   admission.add(webhooks.validating);
   for (const plugin of options.admission ?? []) admission.add(plugin);
-  const writes = new WriteCounter();
+  const requests = new RequestCounter();
   const ctx: ServerContext = {
     store,
     registry,
     admission,
     clock,
-    writes,
+    requests,
     kubelets: new KubeletConnections(),
     snapshots: new ListSnapshots(64, 5 * 60_000, clock),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -284,7 +289,7 @@ async function start(options: SandboxOptions, stopped: AbortSignal, cleanups: ((
     waitForDeletion: async (object, o) => {
       await waitForState(waiting, object, (state) => state === undefined, 'to be deleted', o);
     },
-    writeCount: (resource, verb, o = {}) => writes.get(o.group ?? '', resource, o.subresource, verb),
+    requestCount: (filter) => requests.count(filter),
     history,
     get resourceVersion() {
       return store.currentRv;

@@ -246,17 +246,40 @@ describe('Table output', () => {
 });
 
 describe('/metrics', () => {
-  test('counts writes per resource, subresource and verb in the Prometheus text format', async () => {
-    const before = h.sandbox.writeCount('configmaps', 'create');
+  test("counts every request as kube-apiserver's apiserver_request_total does, in the Prometheus text format", async () => {
+    const series = (labels: string): RegExp => new RegExp(`^apiserver_request_total\\{${labels}\\} (\\d+)$`, 'm');
+    const creates = 'code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"';
+    const before = h.sandbox.requestCount({ verb: 'POST', resource: 'configmaps', code: '201', dry_run: '' });
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'm1' } } });
-    await core.replaceNamespacedPodStatus({ name: 't1', namespace: ns, body: (await core.readNamespacedPod({ name: 't1', namespace: ns })) });
+    await assert.rejects(core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'm1' } } }));
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'm2' } }, dryRun: 'All' });
+    await core.replaceNamespacedPodStatus({ name: 't1', namespace: ns, body: await core.readNamespacedPod({ name: 't1', namespace: ns }) });
+    await core.listNamespacedConfigMap({ namespace: ns });
+    await core.listConfigMapForAllNamespaces();
     const res = await h.http('GET', '/metrics');
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-    assert.match(res.text, /^# HELP sandbox_api_writes_total /m);
-    assert.match(res.text, /^# TYPE sandbox_api_writes_total counter$/m);
-    assert.match(res.text, new RegExp(`^sandbox_api_writes_total\\{group="",resource="configmaps",subresource="",verb="create"\\} ${before + 1}$`, 'm'));
-    assert.match(res.text, /^sandbox_api_writes_total\{group="",resource="pods",subresource="status",verb="update"\} 1$/m);
-    assert.equal(h.sandbox.writeCount('configmaps', 'create'), before + 1);
+    assert.match(res.text, /^# TYPE apiserver_request_total counter$/m);
+    assert.equal(Number(series(creates).exec(res.text)?.[1]), before + 1);
+    assert.match(res.text, series(creates.replace('201', '409')));
+    assert.match(res.text, series(creates.replace('dry_run=""', 'dry_run="All"')));
+    assert.match(res.text, series('code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"'));
+    assert.match(res.text, series('code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="GET",version="v1"'));
+    assert.match(res.text, series('code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"'));
+    assert.match(res.text, series('code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="cluster",subresource="",verb="LIST",version="v1"'));
+    assert.equal(h.sandbox.requestCount({ verb: 'POST', resource: 'configmaps', code: '201', dry_run: '' }), before + 1);
+  });
+
+  test('counts a watch once it ends, and a server-side apply as APPLY', async () => {
+    const watches = (): number => h.sandbox.requestCount({ verb: 'WATCH', resource: 'configmaps', scope: 'namespace' });
+    const before = watches();
+    const res = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=1`);
+    assert.equal(res.status, 200);
+    assert.equal(watches(), before + 1);
+    const applies = h.sandbox.requestCount({ verb: 'APPLY', resource: 'configmaps' });
+    await h.http('PATCH', `/api/v1/namespaces/${ns}/configmaps/applied?fieldManager=test`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' } }), {
+      'Content-Type': 'application/apply-patch+yaml',
+    });
+    assert.equal(h.sandbox.requestCount({ verb: 'APPLY', resource: 'configmaps' }), applies + 1);
   });
 });
 

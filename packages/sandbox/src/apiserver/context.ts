@@ -6,14 +6,15 @@ import type { Store } from '../storage/store.ts';
 import type { AdmissionChain } from './admission.ts';
 import type { KubeletConnections } from './kubelet-connections.ts';
 import type { ListSnapshots } from './list-snapshots.ts';
-import type { WriteCounter } from './metrics.ts';
+import type { RequestCounter } from './metrics.ts';
 
 export interface ServerContext {
   readonly store: Store;
   readonly registry: Registry;
   readonly admission: AdmissionChain;
   readonly clock: Clock;
-  readonly writes: WriteCounter;
+  /** apiserver_request_total, served at /metrics. */
+  readonly requests: RequestCounter;
   /** The nodes' kubelets, for pods/log. */
   readonly kubelets: KubeletConnections;
   readonly snapshots: ListSnapshots;

@@ -1,5 +1,5 @@
 // The request pipeline's entry: routes a decoded request to its handler by verb and subresource,
-// and counts writes for /metrics.
+// and counts every request for /metrics once it is answered.
 
 import { failure, StatusError } from '../errors.ts';
 import { apiVersionOf } from '../registry/types.ts';
@@ -14,8 +14,8 @@ import { createEviction } from './eviction.ts';
 import { connectPod, connectSubresources } from './pod-connect.ts';
 import { podLogs } from './pod-logs.ts';
 import { getObject, listObjects, toView } from './read.ts';
-import type { ApiRequest, ApiResult, ListResult } from './request.ts';
-import { writeVerbs } from './request.ts';
+import type { ApiRequest, ApiResult, ListResult, WatchSink } from './request.ts';
+import { requestLabels } from './metrics.ts';
 import { getScale, writeScale } from './scale.ts';
 import { deletedStatus, notFoundPath } from './status.ts';
 import { watchObjects } from './watch.ts';
@@ -41,7 +41,38 @@ function checkSubresource(req: ApiRequest): void {
 }
 
 export async function handleRequest(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
-  if (writeVerbs.has(req.verb)) ctx.writes.record(req.def.group, req.def.resource, req.subresource, req.verb);
+  const count = (code: number): void =>
+    ctx.requests.record(
+      requestLabels({ ...req, dryRun: req.query.get('dryRun') === 'All', group: req.def.group, version: req.def.version, resource: req.def.resource }, code),
+    );
+  let result: ApiResult;
+  try {
+    result = await answer(ctx, req);
+  } catch (err) {
+    count(err instanceof StatusError ? err.status.code : 500);
+    throw err;
+  }
+  if (result.type !== 'watch') {
+    count(result.type === 'stream' ? (result.start ? 200 : 204) : result.code);
+    return result;
+  }
+  // A watch counts once it ends, whichever side ends it.
+  const { start } = result;
+  return {
+    ...result,
+    start(sink: WatchSink) {
+      let counted = false;
+      const ended = (): void => {
+        if (!counted) count(200);
+        counted = true;
+      };
+      const stop = start({ send: (event) => sink.send(event), end: () => (ended(), sink.end()) });
+      return () => (ended(), stop());
+    },
+  };
+}
+
+async function answer(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
   checkSubresource(req);
   const result = await route(ctx, req);
   // Writes answer with the stored object; a view of another storage shape (events.k8s.io) converts it.

@@ -258,7 +258,7 @@ async function serve(
 
 function serveOther(ctx: ServerContext, openapi: OpenApiDocuments, path: string, query: URLSearchParams, res: ServerResponse): void {
   if (path === '/version') return writeBody(res, 200, 'application/json', JSON.stringify(serverVersion));
-  if (path === '/metrics') return writeBody(res, 200, 'text/plain; version=0.0.4; charset=utf-8', ctx.writes.exposition());
+  if (path === '/metrics') return writeBody(res, 200, 'text/plain; version=0.0.4; charset=utf-8', ctx.requests.exposition());
   if (path === '/healthz' || path === '/livez' || path === '/readyz') return writeBody(res, 200, 'text/plain; charset=utf-8', 'ok');
   if (path === '/openapi/v2') return writeBody(res, 200, 'application/json', openapi.v2());
   if (path === '/openapi/v3') return writeBody(res, 200, 'text/plain; charset=utf-8', openapi.v3Index());
