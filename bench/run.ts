@@ -5,9 +5,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const suites = ['lifecycle', 'transition', 'webhook', 'sandbox', 'operator', 'workloads', 'nodes', 'lifecycles', 'rollout', 'dashboard'];
+const suites = ['lifecycle', 'transition', 'webhook', 'sandbox', 'operator', 'workloads', 'nodes', 'lifecycles', 'rollout', 'dashboard', 'scale'];
+/** Run only when named: minutes long. */
+const onRequest = new Set(['scale']);
 
-const wanted = process.argv.slice(2);
+// Names choose suites; flags (`--pods 100,300`) go to each chosen suite.
+const firstFlag = process.argv.slice(2).findIndex((arg) => arg.startsWith('--'));
+const wanted = firstFlag < 0 ? process.argv.slice(2) : process.argv.slice(2, 2 + firstFlag);
+const flags = firstFlag < 0 ? [] : process.argv.slice(2 + firstFlag);
 for (const name of wanted) {
   if (!suites.includes(name)) {
     console.error(`unknown benchmark "${name}"; known: ${suites.join(', ')}`);
@@ -17,9 +22,9 @@ for (const name of wanted) {
 console.log(`podops benchmarks on Node ${process.version}, ${new Date().toISOString()}`);
 let failed = 0;
 for (const name of suites) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(name) : onRequest.has(name)) continue;
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [file], { stdio: 'inherit' }).once('exit', resolve));
+  const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [file, ...flags], { stdio: 'inherit' }).once('exit', resolve));
   if (code !== 0) {
     console.error(`benchmark "${name}" failed (exit ${code})`);
     failed++;

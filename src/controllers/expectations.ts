@@ -1,7 +1,8 @@
 // Resource-version expectations: after writing an object, skip reconciles of it until the cache has caught
 // up with that write (upstream's ResourceVersionExpectation), so a stale cache never causes a second,
-// conflicting write. Resource versions are compared as integers when both parse (etcd's are), otherwise
-// only equality counts.
+// conflicting write. Resource versions are compared as integers (etcd's are); otherwise only equality counts.
+
+import { olderResourceVersion } from '../kube/informer.ts';
 
 export class ResourceVersionExpectations {
   readonly #expected = new Map<string, string>();
@@ -18,7 +19,7 @@ export class ResourceVersionExpectations {
   satisfied(key: string, cached: string | undefined): boolean {
     const expected = this.#expected.get(key);
     if (expected === undefined || cached === undefined) return true;
-    const behind = /^\d+$/.test(expected) && /^\d+$/.test(cached) ? BigInt(cached) < BigInt(expected) : false;
+    const behind = olderResourceVersion(cached, expected);
     if (!behind) this.#expected.delete(key);
     return !behind;
   }

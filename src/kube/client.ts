@@ -170,6 +170,21 @@ export interface ClientOptions {
   fieldManager?: string;
   /** Called with each warning the server sends (admission webhooks', deprecations), as client-go's WarningHandler. */
   onWarning?: (warning: string, request: string) => void;
+  /** Called once each request is answered, or failed without an answer (a watch once its stream opens): for metrics. */
+  onRequest?: (request: CompletedRequest) => void;
+}
+
+/** One request as the client's metrics see it. */
+export interface CompletedRequest {
+  method: HttpRequest['method'];
+  /** The API path, without the server's own path prefix or the query. */
+  path: string;
+  watch: boolean;
+  /** The server's `host:port`. */
+  host: string;
+  /** The HTTP status code; undefined when no answer came (a connection failure, a timeout, an abort). */
+  code: number | undefined;
+  seconds: number;
 }
 
 /**
@@ -235,6 +250,7 @@ export class KubeClient {
   readonly #userAgent: string;
   readonly #timeoutMs: number;
   readonly #onWarning: ClientOptions['onWarning'];
+  readonly #onRequest: ClientOptions['onRequest'];
   readonly fieldManager: string;
   /** The namespace of the kubeconfig's current context, if it names one. */
   readonly contextNamespace: string | undefined;
@@ -248,6 +264,7 @@ export class KubeClient {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.fieldManager = options.fieldManager ?? 'podops';
     this.#onWarning = options.onWarning;
+    this.#onRequest = options.onRequest;
   }
 
   /**
@@ -306,8 +323,15 @@ export class KubeClient {
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
     const transport = url.protocol === 'https:' ? https : http;
+    const started = performance.now();
+    let answered = false;
+    const completed = (code: number | undefined): void => {
+      answered = true;
+      this.#onRequest?.({ method: req.method, path: req.path, watch: req.query?.watch === true, host: server.host, code, seconds: (performance.now() - started) / 1000 });
+    };
     return new Promise((resolve, reject) => {
       const request = transport.request(url, { ...base, method: req.method, headers, signal: req.signal }, (response) => {
+        completed(response.statusCode);
         if (response.statusCode === 401) this.#connection.unauthorized();
         const onWarning = this.#onWarning;
         if (onWarning) for (const warning of parseWarnings(response.headers.warning)) onWarning(warning, `${req.method} ${req.path}`);
@@ -317,7 +341,10 @@ export class KubeClient {
         const ms = req.timeoutMs ?? this.#timeoutMs;
         request.setTimeout(ms, () => request.destroy(new ConnectionError(this.#serverName(), `timed out (no answer to ${req.method} ${req.path} within ${ms} ms)`)));
       }
-      request.on('error', (err) => reject(this.#connectionError(err)));
+      request.on('error', (err) => {
+        if (!answered) completed(undefined);
+        reject(this.#connectionError(err));
+      });
       request.end(body);
     });
   }

@@ -27,6 +27,11 @@ export interface InformerOptions<T> {
   fieldSelector?: string;
   /** Applied to every object before it is cached; defaults to dropping metadata.managedFields. */
   transform?: (object: T) => T;
+  /**
+   * Which objects to cache, for what a server-side selector cannot express (a ReplicaSet whose template is
+   * controlled): the others are treated as absent, and one that stops being kept is removed (a delete to handlers).
+   */
+  keep?: (object: T) => boolean;
   pageSize?: number;
   /** Server-side watch timeout; each watch picks a random value in [t, 2t) as client-go does. Default 300 s. */
   watchTimeoutSeconds?: number;
@@ -56,12 +61,22 @@ export const stripManagedFields = <T extends ObjectWithMeta>(object: T): T => {
 /** client-go's NamespaceIndex: every informer keeps it. */
 const NAMESPACE_INDEX = 'namespace';
 
+/**
+ * Whether resourceVersion `a` is older than `b`. kube-apiserver's are etcd revisions, integers that only grow
+ * (client-go's MutationCache compares them so too); anything else is never known to be older.
+ */
+export function olderResourceVersion(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) < BigInt(b);
+}
+
 export class Informer<T extends ObjectWithMeta> {
   readonly #options: InformerOptions<T>;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #transform: (object: T) => T;
   readonly #store = new Map<string, T>();
+  /** Objects this process wrote, newer than their cached copy until the watch brings that version (client-go's MutationCache). */
+  readonly #assumed = new Map<string, T>();
   readonly #handlers: InformerHandler<T>[] = [];
   readonly #indexers = new Map<string, Indexer<T>>();
   /** index name -> index value -> keys */
@@ -97,18 +112,36 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.#store.get(keyOf(namespace, name));
+    return this.#read(keyOf(namespace, name));
   }
 
   /** Every cached object, or those of one namespace (from the namespace index, without a scan). */
   list(namespace?: string): T[] {
-    return namespace === undefined ? [...this.#store.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
+    return namespace === undefined ? [...this.#store.keys()].map((key) => this.#read(key)!) : this.byIndex(NAMESPACE_INDEX, namespace);
   }
 
+  /** The objects an index maps `value` to. An assumed write is seen here too; indexes must not depend on what podops writes. */
   byIndex(name: string, value: string): T[] {
     const index = this.#indexes.get(name);
     if (!index) throw new Error(`informer ${this.#options.type.resource}: no index named "${name}"`);
-    return [...(index.get(value) ?? [])].map((key) => this.#store.get(key)).filter((o): o is T => o !== undefined);
+    return [...(index.get(value) ?? [])].map((key) => this.#read(key)).filter((o): o is T => o !== undefined);
+  }
+
+  /**
+   * Makes an object this process has just written (as the API server answered it) what reads return until the
+   * watch delivers that version or a newer one, so the next decision sees the write (client-go's MutationCache).
+   * Handlers are not told: the watch event will tell them. An object the cache does not hold is not assumed.
+   */
+  assume(object: T): void {
+    const key = objectKey(object);
+    const cached = this.#store.get(key);
+    if (!cached || !olderResourceVersion(cached.metadata.resourceVersion, object.metadata.resourceVersion)) return;
+    if (this.#options.keep && !this.#options.keep(object)) return;
+    this.#assumed.set(key, this.#transform(object));
+  }
+
+  #read(key: string): T | undefined {
+    return this.#assumed.get(key) ?? this.#store.get(key);
   }
 
   get size(): number {
@@ -178,6 +211,7 @@ export class Informer<T extends ObjectWithMeta> {
       );
       if (!continueToken) resourceVersion = page.metadata.resourceVersion ?? '';
       for (const item of page.items) {
+        if (this.#options.keep && !this.#options.keep(item)) continue;
         const object = this.#transform(item);
         listed.set(objectKey(object), object);
       }
@@ -260,9 +294,10 @@ export class Informer<T extends ObjectWithMeta> {
       if (rv) this.#resourceVersion = rv;
       return undefined;
     }
+    const kept = !this.#options.keep || this.#options.keep(event.object);
     const object = this.#transform(event.object);
     const key = objectKey(object);
-    if (event.type === 'DELETED') {
+    if (event.type === 'DELETED' || !kept) {
       const previous = this.#store.get(key);
       if (previous) this.#remove(key, previous);
     } else {
@@ -273,6 +308,8 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   #upsert(key: string, object: T): void {
+    const assumed = this.#assumed.get(key);
+    if (assumed && !olderResourceVersion(object.metadata.resourceVersion, assumed.metadata.resourceVersion)) this.#assumed.delete(key);
     const previous = this.#store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
     if (previous) this.#unindex(key, previous);
@@ -284,6 +321,7 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   #remove(key: string, previous: T): void {
+    this.#assumed.delete(key);
     this.#unindex(key, previous);
     this.#store.delete(key);
     for (const handler of this.#handlers) this.#notify(() => handler.onDelete?.(previous));

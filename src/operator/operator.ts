@@ -17,6 +17,7 @@ import { Informer } from '../kube/informer.ts';
 import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
+import { ClientMetrics } from '../kube/client-metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
 import { PODS, PODTRANSITIONRULES } from '../kube/resources.ts';
 import { RL_KIND, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
@@ -88,7 +89,8 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const log = options.logger ?? createLogger();
   const registry = new Registry();
   const metrics = new RuntimeMetrics(registry);
-  const { client } = options;
+  // One client for every part, counting what podops asks of the API server.
+  const client = options.client.withOptions({ onRequest: new ClientMetrics(registry).observe });
   const identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const events = new EventRecorder({ client, component: 'podops', instance: identity, logger: log });
   const manager = new Manager({
@@ -170,7 +172,10 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     },
   });
   for (const controller of controllers) manager.add({ name: controller.name, stage: 'leader', start: (s) => controller.run(s) });
-  const done = manager.run(signal).finally(() => events.flush());
+  const done = manager.run(signal).finally(async () => {
+    await events.flush();
+    client.close();
+  });
   return { done, webhookAddress: webhook.address, registry, manager };
 }
 

@@ -181,4 +181,57 @@ describe('Informer', () => {
       await server.stop();
     }
   });
+
+  test("assume: a write of this process is read back at once, until the watch brings that version or a newer one", async () => {
+    await client.create(PODS, pod('assumed', { app: 'web', step: '0' }));
+    const informer = new Informer<KubeObject>({ client, type: PODS, namespace: 'default', labelSelector: 'app=web' });
+    informer.addIndexer('app', (o) => [(o.metadata.labels as Record<string, string>).app ?? '']);
+    const updates: string[] = [];
+    informer.addHandler({ onUpdate: (_p, o) => updates.push((o.metadata.labels as Record<string, string>).step ?? '') });
+    const step = (o: KubeObject | undefined): string | undefined => (o?.metadata.labels as Record<string, string> | undefined)?.step;
+    let run = start(informer);
+    await informer.waitForSync();
+    const original = informer.get('default', 'assumed')!;
+    // Stopped, the cache cannot learn of the write from its watch.
+    await run.stop();
+    const written = await client.patch<KubeObject>(PODS, 'default', 'assumed', 'merge', { metadata: { labels: { step: '1' } } });
+    assert.equal(step(informer.get('default', 'assumed')), '0');
+    informer.assume(written);
+    assert.equal(step(informer.get('default', 'assumed')), '1', 'get');
+    assert.deepEqual(informer.list('default').map(step), ['1'], 'list');
+    assert.deepEqual(informer.byIndex('app', 'web').map(step), ['1'], 'an index');
+    assert.equal(informer.get('default', 'assumed')?.metadata.managedFields, undefined, 'transformed as cached objects are');
+    assert.deepEqual(updates, [], 'handlers learn of it from the watch only');
+    // An older version than the cached one is never assumed, nor an object the cache does not hold.
+    informer.assume(original);
+    assert.equal(step(informer.get('default', 'assumed')), '1');
+    informer.assume({ ...written, metadata: { ...written.metadata, name: 'elsewhere', resourceVersion: '999999999' } });
+    assert.equal(informer.get('default', 'elsewhere'), undefined);
+    // Running again, the cache catches up and then moves past the assumed version.
+    run = start(informer);
+    await waitFor(() => updates.includes('1'), 'the watch to deliver the write');
+    await client.patch(PODS, 'default', 'assumed', 'merge', { metadata: { labels: { step: '2' } } });
+    await waitFor(() => step(informer.get('default', 'assumed')) === '2', 'a later write by someone else');
+    await run.stop();
+    await client.delete(PODS, 'default', 'assumed', { gracePeriodSeconds: 0 });
+  });
+
+  test('keep: objects it refuses are not cached, and one that stops being kept leaves as a delete', async () => {
+    const kept = (o: KubeObject): boolean => (o.metadata.labels as Record<string, string> | undefined)?.keep === 'yes';
+    await client.create(PODS, pod('kept-first', { keep: 'yes' }));
+    await client.create(PODS, pod('refused-first', { keep: 'no' }));
+    const informer = new Informer<KubeObject>({ client, type: PODS, namespace: 'default', keep: kept });
+    const seen: string[] = [];
+    informer.addHandler({ onAdd: (o) => seen.push(`add ${o.metadata.name}`), onDelete: (o) => seen.push(`delete ${o.metadata.name}`) });
+    const run = start(informer);
+    await informer.waitForSync();
+    assert.deepEqual(seen, ['add kept-first']);
+    await client.patch(PODS, 'default', 'kept-first', 'merge', { metadata: { labels: { keep: 'no' } } });
+    await client.patch(PODS, 'default', 'refused-first', 'merge', { metadata: { labels: { keep: 'yes' } } });
+    await waitFor(() => seen.length === 3, 'the changes');
+    assert.deepEqual(seen, ['add kept-first', 'delete kept-first', 'add refused-first']);
+    assert.deepEqual(informer.list().map((o) => o.metadata.name), ['refused-first']);
+    await run.stop();
+    await Promise.all(['kept-first', 'refused-first'].map((name) => client.delete(PODS, 'default', name, { gracePeriodSeconds: 0 })));
+  });
 });
