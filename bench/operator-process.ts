@@ -38,14 +38,14 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * The operator as deployed: compiled JavaScript (dist/), built when missing or older than the sources (a stale
- * build would measure old code). Running the .ts sources would load Node's type stripper, whose memory is not
- * the operator's.
+ * The operator as deployed: compiled JavaScript (dist/), built by the package's own build (`npm run build`, which
+ * starts from an empty dist/) when missing or older than the sources: a stale build would measure old code.
+ * Running the .ts sources would load Node's type stripper, whose memory is not the operator's.
  */
 function builtOperator(): string {
   const main = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
   const stale = !existsSync(main) || newestMtime(fileURLToPath(new URL('../src', import.meta.url))) > statSync(main).mtimeMs;
-  if (stale) execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', fileURLToPath(new URL('../tsconfig.build.json', import.meta.url))], { stdio: 'inherit' });
+  if (stale) execFileSync('npm', ['run', '-s', 'build'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
   return main;
 }
 

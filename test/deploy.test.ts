@@ -162,6 +162,8 @@ async function usedAccess(leftOut: readonly string[] = []): Promise<Set<string>>
     [`${join('src', 'kube', 'informer.ts')}:type`]: informed,
     [`${join('src', 'webhook', 'certificate-manager.ts')}:type`]: ['MUTATING_WEBHOOK_CONFIGURATIONS', 'VALIDATING_WEBHOOK_CONFIGURATIONS'],
     [`${join('src', 'controllers', 'rollout-controller.ts')}:WORKLOAD_TYPES[kind]`]: ['DEPLOYMENTS', 'STATEFULSETS', 'DAEMONSETS'],
+    // The owners a pod's or a ReplicaSet's owner reference names, read live when the cache lacks them.
+    [`${join('src', 'cache', 'workloads.ts')}:type`]: ['REPLICASETS', 'DEPLOYMENTS'],
   };
   const used = new Set<string>();
   const grant = (name: string, verb: string, subresource?: string): void => {

@@ -127,7 +127,7 @@ export interface ReplicaSet {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec?: { replicas?: number; selector?: LabelSelector; [field: string]: unknown };
+  spec?: { replicas?: number; selector?: LabelSelector; template?: { metadata?: ObjectMeta; [field: string]: unknown }; [field: string]: unknown };
   status?: { replicas?: number; conditions?: WorkloadCondition[]; [field: string]: unknown };
   [field: string]: unknown;
 }

@@ -194,6 +194,11 @@ export const POD_EVICTION_LIFECYCLE_ID = 'pod-eviction';
 export const TO_EVICT_LABEL = `${LIFECYCLE_DOMAIN}/to-evict`;
 /** Unix nanoseconds of the latest eviction request: an eviction nobody retries any more is abandoned. */
 export const EVICTION_REQUESTED_ANNOTATION = `${LIFECYCLE_DOMAIN}/eviction-requested`;
+/**
+ * Unix nanoseconds until which an eviction of the pod is not deferred again: its last eviction lifecycle allowed
+ * the eviction and no eviction came (a forged request's pattern), so requests nobody vouches for wait it out.
+ */
+export const EVICTION_PAUSED_UNTIL_ANNOTATION = `${LIFECYCLE_DOMAIN}/eviction-paused-until`;
 
 // Webhook names and messages users grep for.
 export const LIFECYCLE_WEBHOOK_NAME = 'PodOpsLifecycleWebhook';

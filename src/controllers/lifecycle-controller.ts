@@ -1,23 +1,22 @@
 // The lifecycle controller: a thin driver of src/lifecycle's reconcilePod. It reads the pod from the cache,
 // asks the pure core for the next change, and sends the request the core builds for it (podWrite: one patch
-// guarded by resourceVersion, through pods/status when the service-ready condition changes).
+// guarded by resourceVersion, through pods/status when the service-ready condition changes). The stored pod is
+// assumed into the cache, so the next step starts from it without waiting for the watch.
 
 import type { Pod, Service } from '../api/kube.ts';
 import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
-import { isNotFound, type KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import type { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
-import { SERVICES } from '../kube/resources.ts';
 import { applyReconcilePlan, reconcilePod, type ReconcilePlan, type TransitionVerdict } from '../lifecycle/reconcile.ts';
-import { writePod } from '../sdk/write-pod.ts';
+import { writeCachedPod } from '../cache/write-through.ts';
 import { InvalidLabelError } from '../lifecycle/parse.ts';
-import { InvalidAnnotationError, missingExpectedFinalizers } from '../lifecycle/pod.ts';
+import { InvalidAnnotationError } from '../lifecycle/pod.ts';
 import type { Nanos } from '../lifecycle/time.ts';
-import { ResourceVersionExpectations } from './expectations.ts';
 
 /** The PodTransitionRule verdict for a pod in a stage. */
 export interface TransitionChecker {
@@ -30,6 +29,8 @@ export const passAllTransitions: TransitionChecker = { verdict: () => ({ passed:
 export interface LifecycleControllerOptions {
   client: KubeClient;
   pods: Informer<Pod>;
+  /** For the dirty expected-finalizer check (a cooperation controller's Service gone or no longer selecting). */
+  services: Informer<Service>;
   events?: EventRecorder;
   transitions?: TransitionChecker;
   now?: () => Nanos;
@@ -58,7 +59,6 @@ export function lifecycleController(options: LifecycleControllerOptions & Contro
 
 export class LifecycleReconciler implements Reconciler {
   readonly #options: LifecycleControllerOptions;
-  readonly #expectations = new ResourceVersionExpectations();
   readonly #log: Logger;
 
   constructor(options: LifecycleControllerOptions) {
@@ -66,26 +66,20 @@ export class LifecycleReconciler implements Reconciler {
     this.#log = (options.logger ?? silentLogger()).child({ controller: LIFECYCLE_CONTROLLER_NAME });
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const key = keyOf(namespace, name);
     const pod = this.#options.pods.get(namespace, name);
-    if (!pod) {
-      this.#expectations.forget(key);
-      return;
-    }
-    // Our last write is not in the cache yet: its watch event will bring the pod back here.
-    if (!this.#expectations.satisfied(key, pod.metadata.resourceVersion)) return;
+    if (!pod) return;
 
     const now = (this.#options.now ?? nowNanos)();
     let plan: ReconcilePlan | undefined;
     try {
-      const services = await this.#servicesFor(pod);
       const transitions = this.#options.transitions ?? passAllTransitions;
       plan = reconcilePod({
         pod,
         now,
         transition: (stage) => transitions.verdict(pod, stage),
-        service: (ns, svc) => services.get(keyOf(ns, svc)),
+        service: (ns, svc) => this.#options.services.get(ns, svc),
       });
     } catch (err) {
       if (err instanceof InvalidLabelError || err instanceof InvalidAnnotationError) {
@@ -98,25 +92,9 @@ export class LifecycleReconciler implements Reconciler {
     if (!plan) return;
 
     // The request is the pure core's (podWrite), the one the property tests apply.
-    const written = await writePod(this.#options.client, pod, applyReconcilePlan(pod, plan, now));
-    this.#expectations.expect(key, written.metadata.resourceVersion);
+    await writeCachedPod(this.#options.client, this.#options.pods, pod, applyReconcilePlan(pod, plan, now), signal);
     this.#log.debug({ pod: key, reason: plan.reason }, 'updated pod');
     if (plan.serviceReady) this.#options.events?.event(pod, 'Normal', SERVICE_READY_EVENT_REASON, plan.serviceReady.event);
     return;
-  }
-
-  /** The Services named by missing expected finalizers, for the dirty-entry check; others are not needed. */
-  async #servicesFor(pod: Pod): Promise<Map<string, Service>> {
-    const services = new Map<string, Service>();
-    for (const [entry] of missingExpectedFinalizers(pod)) {
-      const [kind, namespace, name] = entry.split('/');
-      if (kind !== 'Service' || !namespace || !name) continue;
-      try {
-        services.set(keyOf(namespace, name), await this.#options.client.get<Service>(SERVICES, namespace, name));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    }
-    return services;
   }
 }

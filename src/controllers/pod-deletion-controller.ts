@@ -3,99 +3,135 @@
 // GraceDelete turns `kubectl delete pod` into exactly this label. A pod marked for its ReplicaSet's scale-down
 // is brought back instead when the scale-down no longer needs it (scaled up again, or other pods leaving cover
 // it), and so is one its StatefulSet's controller deleted when the StatefulSet keeps it after all (scaled back
-// up, rolled back): no pod leaves unless its deletion is still wanted. Once a pod is deleted, its Deployment's
-// ReplicaSets whose creates the surge bound refused are nudged to try again.
+// up, rolled back): no pod leaves unless its deletion is still wanted. A pod deleted by anyone else (a user, or a
+// forged review naming its uid) begins its lifecycle only while its PodDisruptionBudgets have room, as an
+// eviction would: GraceDelete never costs more availability than an eviction could. Once a pod is deleted, its
+// Deployment's ReplicaSets whose creates the surge bound refused are nudged to try again.
+//
+// Everything is read from the shared caches; a change of a ReplicaSet, StatefulSet or PodDisruptionBudget
+// brings back the marked pods it concerns (a scale-up writes no pod).
 
 import type { OwnerReference, Pod } from '../api/kube.ts';
-import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
+import { budgetSelected, budgetsRefuse } from '../cache/budgets.ts';
+import { CONTROLLER_INDEX, type ClusterCaches } from '../cache/cluster-cache.ts';
+import { replicaSetOf, statefulSetOf, WorkloadReads } from '../cache/workloads.ts';
+import { writeCachedPod } from '../cache/write-through.ts';
+import { unlessNotFound } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
-import { Controller, type ControllerRuntimeOptions, forObjects, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
-import type { Informer } from '../kube/informer.ts';
-import { PODS } from '../kube/resources.ts';
+import { Controller, type ControllerRuntimeOptions, forObjects, objectKey, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { KeySerializer } from '../kube/key-serializer.ts';
+import { PODS, REPLICASETS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { leavesForScaleDown, leavesForStatefulSet } from '../lifecycle/scale-down.ts';
-import { writePod } from '../sdk/write-pod.ts';
-import { KeySerializer } from '../kube/key-serializer.ts';
-import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
+import { replicaSetsAwaitingRoom } from '../lifecycle/surge.ts';
+import type { Nanos } from '../lifecycle/time.ts';
 import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
-import { nudgeReplicaSetsAwaitingRoom } from '../sdk/deployment-surge.ts';
-import { readScaleDown, replicaSetOf } from '../sdk/replica-set-scale-down.ts';
-import { readStatefulSetKeeps, statefulSetOf } from '../sdk/stateful-set-deletion.ts';
+import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
 
-/** How often a pod leaving for its workload's controller is checked against the workload (a scale-up writes no pod). */
-const WORKLOAD_RECHECK_MS = 2000;
+/** How soon a pod waiting for room in its budgets is looked at again, should no budget change say so sooner. */
+const BUDGET_RECHECK_MS = 5000;
 
 const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
 export class PodDeletionReconciler implements Reconciler {
   readonly #options: PodReconcilerOptions;
-  /** Scale-down decisions, one ReplicaSet (uid) at a time. */
-  readonly #scaleDowns = new KeySerializer();
+  readonly #workloads: WorkloadReads;
+  /** Scale-down decisions, one ReplicaSet (uid) at a time; budget decisions, one namespace at a time. */
+  readonly #decisions = new KeySerializer();
 
   constructor(options: PodReconcilerOptions) {
     this.#options = options;
+    this.#workloads = new WorkloadReads(options.caches, options.client);
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
-    const pod = this.#options.pods.get(namespace, name);
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
+    const pod = this.#options.caches.pods.get(namespace, name);
     if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
     const replicaSet = leavesForScaleDown(pod) ? replicaSetOf(pod) : undefined;
     // One ReplicaSet's scale-down pods are decided one at a time: two workers must never both begin a lifecycle
     // the count has room for once.
-    if (replicaSet) return this.#scaleDowns.run(replicaSet.uid, () => this.#stepUnlessKept(pod, () => this.#surplusForScaleDown(pod, replicaSet)));
+    if (replicaSet) return this.#decisions.run(`rs:${replicaSet.uid}`, () => this.#stepUnlessKept(pod, signal, () => this.#surplusForScaleDown(pod, replicaSet)));
     const statefulSet = leavesForStatefulSet(pod) ? statefulSetOf(pod) : undefined;
-    if (statefulSet) return this.#stepUnlessKept(pod, () => readStatefulSetKeeps(this.#options.client, pod, statefulSet));
-    return this.#step(pod);
+    if (statefulSet) return this.#stepUnlessKept(pod, signal, async () => this.#workloads.statefulSetKeeps(pod, statefulSet));
+    // Two pods of one budget are never both taken out on its last room.
+    return this.#decisions.run(`ns:${namespace}`, () => this.#step(this.#options.caches.pods.get(namespace, name) ?? pod, signal, true));
   }
 
-  /** Brings the pod back when its workload keeps it after all; otherwise steps on, and looks again in a while. */
-  async #stepUnlessKept(pod: Pod, keptBecause: () => Promise<string | undefined>): Promise<Result | void> {
+  /** Brings the pod back when its workload keeps it after all; otherwise steps on. */
+  async #stepUnlessKept(pod: Pod, signal: AbortSignal, keptBecause: () => Promise<string | undefined>): Promise<Result | void> {
     const kept = await keptBecause();
-    if (!kept) return (await this.#step(pod)) ?? { requeueAfterMs: WORKLOAD_RECHECK_MS };
-    await writePod(this.#options.client, pod, keptBack(pod));
+    if (!kept) return this.#step(pod, signal, false);
+    await writeCachedPod(this.#options.client, this.#options.caches.pods, pod, keptBack(pod), signal);
     this.#options.events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${kept}`);
   }
 
-  /** Begins the pod-delete lifecycle, or deletes the pod once it allows. */
-  async #step(pod: Pod): Promise<Result | void> {
+  /** Begins the pod-delete lifecycle (when `budgeted`, once the pod's budgets have room), or deletes the pod once it allows. */
+  async #step(pod: Pod, signal: AbortSignal, budgeted: boolean): Promise<Result | void> {
+    const { client, caches } = this.#options;
     const now = (this.#options.now ?? nowNanos)();
     if (!isDuringOps(podDeleteAdapter, pod)) {
+      if (budgeted && budgetsRefuse(caches, pod) !== undefined) return { requeueAfterMs: BUDGET_RECHECK_MS };
       const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
-      if (changed) await writePod(this.#options.client, pod, begun);
+      if (changed) await writeCachedPod(client, caches.pods, pod, begun, signal);
       return;
     }
     const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
     if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
-    await this.#options.client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string } });
+    const deleted = await unlessNotFound(client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string }, signal }));
+    if (!deleted) return;
     this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
     // The pod no longer counts towards its Deployment's surge bound: a ReplicaSet refused for it may create now.
     const owner = replicaSetOf(pod);
-    if (owner) await nudgeReplicaSetsAwaitingRoom(this.#options.client, pod.metadata.namespace ?? '', owner, now);
-    return;
+    if (owner) await this.#nudgeReplicaSetsAwaitingRoom(pod.metadata.namespace ?? '', owner, now, signal);
   }
 
   /** Why a pod marked for its ReplicaSet's scale-down is no longer needed to leave, if it is not. */
   async #surplusForScaleDown(pod: Pod, owner: OwnerReference): Promise<string | undefined> {
-    const scaleDown = await readScaleDown(this.#options.client, pod.metadata.namespace ?? '', owner);
+    const scaleDown = await this.#workloads.scaleDown(pod.metadata.namespace ?? '', owner);
     if (!scaleDown?.surplus.some((p) => p.metadata.uid === pod.metadata.uid)) return undefined;
     return `ReplicaSet ${owner.name} has ${scaleDown.excess} pod(s) beyond its ${scaleDown.replicas} replicas, covered by the ${scaleDown.leaving.length - scaleDown.surplus.length} already leaving`;
+  }
+
+  /**
+   * The ReplicaSet controller retries a failed sync with a backoff that doubles with each failure, so after a long
+   * hold it would wait about as long again: a ReplicaSet of the pod's Deployment whose create failed is sent back
+   * to work at once by a change (an annotation).
+   */
+  async #nudgeReplicaSetsAwaitingRoom(namespace: string, owner: OwnerReference, at: Nanos, signal: AbortSignal): Promise<void> {
+    const deployment = await this.#workloads.deploymentOfPod(namespace, owner);
+    if (!deployment) return;
+    for (const replicaSet of replicaSetsAwaitingRoom(deployment, this.#workloads.deploymentFamily(deployment).replicaSets)) {
+      const patch = { metadata: { annotations: { [HELD_POD_DELETED_ANNOTATION]: at.toString() } } };
+      await unlessNotFound(this.#options.client.patch(REPLICASETS, namespace, replicaSet.metadata.name ?? '', 'merge', patch, { signal }));
+    }
   }
 }
 
 /** The pod with its deletion mark and pod-delete lifecycle withdrawn: it returns to service. */
 const keptBack = (pod: Pod): Pod => withdraw(podDeleteAdapter, pod, { label: TO_DELETE_LABEL, annotations: [GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION] }).pod;
 
-/** The controlled pods marked for deletion. */
-export const podDeletionTriggers = (pods: Informer<Pod>): Trigger[] => [forObjects(pods, wantsDeletion)];
+/** The marked pods among `pods`, as keys. */
+const markedKeys = (pods: readonly Pod[], wanted: (pod: Pod) => boolean): string[] => pods.filter(wanted).map(objectKey);
+
+/**
+ * The controlled pods marked for deletion; those of a ReplicaSet or StatefulSet that changes (its scale-down or
+ * revision may no longer want them); those a changed PodDisruptionBudget selects (it may have room now).
+ */
+export const podDeletionTriggers = (caches: ClusterCaches): Trigger[] => [
+  forObjects(caches.pods, wantsDeletion),
+  ...[caches.replicaSets, caches.statefulSets].map((owners) => watch(owners as typeof caches.replicaSets, (owner) => markedKeys(caches.pods.byIndex(CONTROLLER_INDEX, owner.metadata.uid ?? ''), wantsDeletion))),
+  watch(caches.podDisruptionBudgets, (budget) => markedKeys(budgetSelected(caches, budget), wantsDeletion)),
+];
 
 export function podDeletionController(options: PodReconcilerOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_DELETION_CONTROLLER_NAME,
     workers: options.workers ?? 5,
     reconciler: new PodDeletionReconciler(options),
-    triggers: podDeletionTriggers(options.pods),
+    triggers: podDeletionTriggers(options.caches),
     metrics: options.metrics,
     logger: options.logger,
   });

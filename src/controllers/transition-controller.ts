@@ -19,7 +19,7 @@ import { PODS, PODTRANSITIONRULES } from '../kube/resources.ts';
 import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { parseSkipRuleTypes } from '../transition/rules.ts';
-import { detailAnnotationValues, transitionVerdict } from '../transition/verdict.ts';
+import { detailAnnotationValues, detailAnnotationWrites, transitionVerdict } from '../transition/verdict.ts';
 import type { Evaluation } from '../transition/evaluate.ts';
 import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
 import type { CallManager } from '../transition/webhook/call-manager.ts';
@@ -177,10 +177,7 @@ export class TransitionReconciler implements Reconciler {
   }
 
   async #annotate(namespace: string, annotation: string, values: Map<string, string | null>): Promise<void> {
-    const stale = [...values].filter(([podName, value]) => {
-      const pod = this.#options.pods.get(namespace, podName);
-      return pod !== undefined && (pod.metadata.annotations?.[annotation] ?? null) !== value;
-    });
+    const stale = detailAnnotationWrites(annotation, values, (podName) => this.#options.pods.get(namespace, podName));
     // A rule may select thousands of pods: a few patches in flight at once, not one round trip after another.
     let next = 0;
     const patchNext = async (): Promise<void> => {

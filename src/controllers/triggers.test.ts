@@ -10,6 +10,8 @@ import { RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type RolloutLifecycle } from '../api
 import type { Trigger } from '../kube/controller.ts';
 import type { Workload } from '../rollout/workload.ts';
 import { FakeInformer } from '../../test/support/fake-informer.ts';
+import { fakeCaches } from '../../test/support/fake-caches.ts';
+import type { NamedPodDisruptionBudget } from '../cache/cluster-cache.ts';
 import { pod } from '../../test/support/pods.ts';
 import { lifecycleTriggers } from './lifecycle-controller.ts';
 import { podDeletionTriggers } from './pod-deletion-controller.ts';
@@ -86,10 +88,11 @@ describe('pod-deletion and pod-eviction controller triggers', () => {
     { name: 'pod-deletion', triggers: podDeletionTriggers, label: TO_DELETE_LABEL },
     { name: 'pod-eviction', triggers: podEvictionTriggers, label: TO_EVICT_LABEL },
   ];
+  const budget = (selector: Record<string, string>): NamedPodDisruptionBudget => ({ metadata: { name: 'budget', namespace: 'default' }, spec: { selector: { matchLabels: selector } } });
   for (const { name, triggers: triggersOf, label } of cases) {
     test(`${name}: only the controlled pods labelled ${label}`, () => {
-      const pods = new FakeInformer<Pod>();
-      const triggers = triggersOf(pods.informer);
+      const { pods, caches } = fakeCaches();
+      const triggers = triggersOf(caches);
       assert.deepEqual(enqueuedBy(triggers, () => pods.put(pod({ name: 'plain' }))), []);
       assert.deepEqual(enqueuedBy(triggers, () => pods.put(pod({ name: 'plain', labels: { [label]: '1' } }))), ['default/plain']);
       assert.deepEqual(enqueuedBy(triggers, () => pods.put(pod({ name: 'plain' }))), [], 'the label taken off again');
@@ -98,7 +101,30 @@ describe('pod-deletion and pod-eviction controller triggers', () => {
       assert.deepEqual(enqueuedBy(triggers, () => pods.put(marked)), ['default/marked']);
       assert.deepEqual(enqueuedBy(triggers, () => pods.remove(marked)), ['default/marked']);
     });
+
+    test(`${name}: a change of a PodDisruptionBudget brings back the marked pods it selects (it may have room now)`, () => {
+      const { pods, podDisruptionBudgets, caches } = fakeCaches();
+      pods.put(pod({ name: 'waiting', labels: { app: 'web', [label]: '1' } }));
+      pods.put(pod({ name: 'serving', labels: { app: 'web' } }));
+      pods.put(pod({ name: 'other', labels: { app: 'db', [label]: '1' } }));
+      assert.deepEqual(enqueuedBy(triggersOf(caches), () => podDisruptionBudgets.put(budget({ app: 'web' }))), ['default/waiting']);
+    });
   }
+
+  test('pod-deletion: a change of a ReplicaSet or StatefulSet brings back its marked pods (a scale-up writes no pod)', () => {
+    const { pods, replicaSets, statefulSets, caches } = fakeCaches();
+    const ownedBy = (uid: string) => ({ ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'x', uid, controller: true }] });
+    const withOwner = (name: string, uid: string, marked: boolean): Pod => {
+      const p = pod({ name, labels: marked ? { [TO_DELETE_LABEL]: '1' } : {} });
+      return { ...p, metadata: { ...p.metadata, ...ownedBy(uid) } };
+    };
+    pods.put(withOwner('rs-marked', 'rs-1', true));
+    pods.put(withOwner('rs-serving', 'rs-1', false));
+    pods.put(withOwner('sts-marked', 'sts-1', true));
+    const triggers = podDeletionTriggers(caches);
+    assert.deepEqual(enqueuedBy(triggers, () => replicaSets.put({ metadata: { name: 'rs', namespace: 'default', uid: 'rs-1' } })), ['default/rs-marked']);
+    assert.deepEqual(enqueuedBy(triggers, () => statefulSets.put({ metadata: { name: 'sts', namespace: 'default', uid: 'sts-1' } })), ['default/sts-marked']);
+  });
 });
 
 describe('rollout controller triggers', () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Node, Pod } from '../api/kube.ts';
-import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
-import { budgetRoom, evictionAbandoned, evictionVouchedFor, markEvictionRequest, nodeBeingEmptied, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
+import { EVICTION_PAUSED_UNTIL_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
+import { budgetRoom, evictionAbandonment, evictionPaused, evictionVouchedFor, markEvictionRequest, nodeBeingEmptied, untilEvictionAbandoned, type PodDisruptionBudget } from './eviction.ts';
 import { NANOS_PER_SECOND } from './time.ts';
 
 const pod = (name: string, ready = true, lifecycle?: string, terminating = false): Pod => ({
@@ -16,10 +16,10 @@ const pod = (name: string, ready = true, lifecycle?: string, terminating = false
   },
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
-const budget = (desiredHealthy: number, extra: Partial<PodDisruptionBudget['metadata']> = {}, observedGeneration = 1): PodDisruptionBudget => ({
+const budget = (desiredHealthy: number, extra: Partial<PodDisruptionBudget['metadata']> = {}, observedGeneration = 1, currentHealthy?: number): PodDisruptionBudget => ({
   metadata: { name: 'web', generation: 1, ...extra },
   spec: { selector: { matchLabels: { app: 'web' } } },
-  status: { observedGeneration, desiredHealthy },
+  status: { observedGeneration, desiredHealthy, ...(currentHealthy !== undefined && { currentHealthy }) },
 });
 
 describe('budgetRoom', () => {
@@ -38,6 +38,18 @@ describe('budgetRoom', () => {
     }
   });
 
+  test("pods the budget selects that podops does not cache (uncontrolled ones) count by its status's healthy pods", () => {
+    const controlled = [pod('a'), pod('b')];
+    // Two uncontrolled healthy pods beyond the two controlled ones: 1 + 2 stay when a leaves.
+    assert.equal(budgetRoom(budget(3, {}, 1, 4), controlled[0]!, controlled).room, true);
+    assert.equal(budgetRoom(budget(4, {}, 1, 4), controlled[0]!, controlled).why, 'PodDisruptionBudget web needs 4 healthy pods and would have 3');
+    // A controlled pod taken out of service a moment ago may still be counted healthy by the status: it is not an uncontrolled one.
+    const out = [pod('a'), pod('b', false, POD_EVICTION_LIFECYCLE_ID), pod('c')];
+    assert.equal(budgetRoom(budget(2, {}, 1, 3), out[0]!, out).room, false);
+    // A status behind a pod that became Ready since never makes room out of nothing.
+    assert.equal(budgetRoom(budget(2, {}, 1, 1), controlled[0]!, controlled).room, false);
+  });
+
   test('a budget the disruption controller has not processed has no known room', () => {
     const pods = [pod('a'), pod('b')];
     assert.equal(budgetRoom(budget(0, { generation: 2 }), pods[0]!, pods).room, false);
@@ -45,21 +57,40 @@ describe('budgetRoom', () => {
   });
 });
 
-describe('evictionAbandoned', () => {
-  const marked = (requestedAt: bigint): Pod => ({ metadata: { labels: { [TO_EVICT_LABEL]: '1' }, annotations: { [EVICTION_REQUESTED_ANNOTATION]: requestedAt.toString() } } });
+describe('evictionAbandonment', () => {
+  const marked = (requestedAt: bigint, allowedAt?: bigint): Pod => ({
+    metadata: {
+      labels: { [TO_EVICT_LABEL]: '1', ...(allowedAt !== undefined && { [idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)]: allowedAt.toString() }) },
+      annotations: { [EVICTION_REQUESTED_ANNOTATION]: requestedAt.toString() },
+    },
+  });
   const minute = 60n * NANOS_PER_SECOND;
-  test('once the last request is older than the limit', () => {
-    const now = 1_000n * NANOS_PER_SECOND;
-    assert.equal(evictionAbandoned(marked(now - minute), now, minute), false);
-    assert.equal(evictionAbandoned(marked(now - minute - 1n), now, minute), true);
-    assert.equal(evictionAbandoned({ metadata: {} }, now, minute), false);
+  const now = 1_000n * NANOS_PER_SECOND;
+  test('unretried: once the last request is older than the limit', () => {
+    assert.equal(evictionAbandonment(marked(now - minute), now, minute), undefined);
+    assert.equal(evictionAbandonment(marked(now - minute - 1n), now, minute), 'unretried');
+    assert.equal(evictionAbandonment({ metadata: {} }, now, minute), undefined);
   });
 
-  test('the time left counts from the last request, the first one when no later one is recorded', () => {
-    const now = 1_000n * NANOS_PER_SECOND;
+  test('not carried out: the lifecycle allowed the eviction longer ago than the limit, however recent the requests (a forger resending)', () => {
+    assert.equal(evictionAbandonment(marked(now - NANOS_PER_SECOND, now - minute), now, minute), undefined);
+    assert.equal(evictionAbandonment(marked(now - NANOS_PER_SECOND, now - minute - 1n), now, minute), 'not-carried-out');
+  });
+
+  test('the time left counts from the last request (the first one when no later one is recorded), or from the permission if sooner', () => {
     assert.equal(untilEvictionAbandoned(marked(now - 20n * NANOS_PER_SECOND), now, minute), 40n * NANOS_PER_SECOND);
     const firstOnly: Pod = { metadata: { labels: { [TO_EVICT_LABEL]: (now - 50n * NANOS_PER_SECOND).toString() } } };
     assert.equal(untilEvictionAbandoned(firstOnly, now, minute), 10n * NANOS_PER_SECOND);
+    assert.equal(untilEvictionAbandoned(marked(now - NANOS_PER_SECOND, now - 45n * NANOS_PER_SECOND), now, minute), 15n * NANOS_PER_SECOND);
+  });
+
+  test('a pause of further deferrals, until the time its annotation records', () => {
+    const paused = (until: bigint): Pod => ({ metadata: { annotations: { [EVICTION_PAUSED_UNTIL_ANNOTATION]: until.toString() } } });
+    assert.equal(evictionPaused(paused(now + minute), now), minute);
+    assert.equal(evictionPaused(paused(now), now), undefined);
+    assert.equal(evictionPaused({ metadata: {} }, now), undefined);
+    const marking = markEvictionRequest(paused(now - 1n), now, minute)!;
+    assert.equal(marking.metadata.annotations?.[EVICTION_PAUSED_UNTIL_ANNOTATION], undefined, 'a new eviction lifecycle clears an expired pause');
   });
 });
 

@@ -10,7 +10,7 @@
 // tools that drain nodes do before they evict and which a caller of the webhook port cannot fake.
 
 import type { Node, Pod } from '../api/kube.ts';
-import { EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
+import { EVICTION_PAUSED_UNTIL_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, POD_DELETE_LIFECYCLE_ID, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../api/protocol.ts';
 import type { LabelSelector } from '../api/selector.ts';
 import { isDeleting, isPodReady } from './pod.ts';
 import { parseNanos, type Nanos } from './time.ts';
@@ -18,7 +18,7 @@ import { parseNanos, type Nanos } from './time.ts';
 export interface PodDisruptionBudget {
   metadata: { name?: string; namespace?: string; generation?: number };
   spec?: { selector?: LabelSelector };
-  status?: { observedGeneration?: number; desiredHealthy?: number };
+  status?: { observedGeneration?: number; desiredHealthy?: number; currentHealthy?: number };
 }
 
 export const wantsEviction = (pod: Pod): boolean => pod.metadata.labels?.[TO_EVICT_LABEL] !== undefined;
@@ -28,9 +28,11 @@ const leaving = (pod: Pod): boolean =>
   isDeleting(pod) || [POD_EVICTION_LIFECYCLE_ID, POD_DELETE_LIFECYCLE_ID].some((id) => pod.metadata.labels?.[idLabelKey('operation-type', id)] !== undefined);
 
 /**
- * Whether `budget` has room to take `candidate` out of service now, given the pods it selects: the healthy pods
- * that stay (Ready, not leaving) must still number `desiredHealthy` afterwards. A budget whose status is behind
- * its spec has no known room.
+ * Whether `budget` has room to take `candidate` out of service now, given the controlled pods it selects (those
+ * podops caches): the healthy pods that stay (Ready, not leaving) must still number `desiredHealthy` afterwards.
+ * The pods it selects that podops does not see count by the budget's status: its healthy pods beyond the ones of
+ * `selected` it may be counting (Ready, or leaving: a status a moment old still counts them). A budget whose
+ * status is behind its spec has no known room.
  */
 export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected: readonly Pod[]): { room: boolean; why: string } {
   const name = budget.metadata.name ?? '';
@@ -38,8 +40,10 @@ export function budgetRoom(budget: PodDisruptionBudget, candidate: Pod, selected
     return { room: false, why: `PodDisruptionBudget ${name} has not been processed by the disruption controller yet` };
   }
   const desired = budget.status.desiredHealthy;
-  const staying = selected.filter((pod) => pod.metadata.uid !== candidate.metadata.uid && isPodReady(pod) && !leaving(pod)).length;
+  const possiblyCounted = selected.filter((pod) => isPodReady(pod) || leaving(pod)).length;
+  const unseen = Math.max(0, (budget.status.currentHealthy ?? 0) - possiblyCounted);
   // The candidate counts only if it is healthy and staying now; taking it out leaves the others.
+  const staying = selected.filter((pod) => pod.metadata.uid !== candidate.metadata.uid && isPodReady(pod) && !leaving(pod)).length + unseen;
   const room = staying >= desired;
   return { room, why: room ? '' : `PodDisruptionBudget ${name} needs ${desired} healthy pods and would have ${staying}` };
 }
@@ -77,14 +81,38 @@ const lastEvictionRequest = (pod: Pod): Nanos | undefined => parseNanos(pod.meta
 /** How long an eviction nobody retries keeps its pod out of service by default (`--eviction-abandoned-after`). */
 export const DEFAULT_EVICTION_ABANDONED_AFTER_SECONDS = 60;
 
-/** Whether the last eviction request is older than `after`: nobody retries it (a stopped drain). */
-export function evictionAbandoned(pod: Pod, now: Nanos, after: Nanos): boolean {
+/** When the pod's eviction lifecycle allowed the eviction (`operate/pod-eviction`), if it has. */
+const evictionAllowedAt = (pod: Pod): Nanos | undefined => parseNanos(pod.metadata.labels?.[idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)]);
+
+/**
+ * Why an eviction lifecycle is given up, `after` its last event: nobody has asked for the eviction since (a
+ * stopped drain), or the lifecycle has allowed the eviction and none came (a drain retries every few seconds and
+ * then evicts: a pod still there was kept out of service by requests that were not real evictions, or that the
+ * API server refused). Undefined while neither is the case.
+ */
+export function evictionAbandonment(pod: Pod, now: Nanos, after: Nanos): 'unretried' | 'not-carried-out' | undefined {
   const last = lastEvictionRequest(pod);
-  return last !== undefined && now - last > after;
+  if (last !== undefined && now - last > after) return 'unretried';
+  const allowedAt = evictionAllowedAt(pod);
+  if (allowedAt !== undefined && now - allowedAt > after) return 'not-carried-out';
+  return undefined;
 }
 
-/** How long until the eviction counts as abandoned (from `now` when no request time can be read). */
-export const untilEvictionAbandoned = (pod: Pod, now: Nanos, after: Nanos): Nanos => (lastEvictionRequest(pod) ?? now) + after - now;
+/** How long until the eviction is abandoned for either reason (from `now` when no request time can be read). */
+export function untilEvictionAbandoned(pod: Pod, now: Nanos, after: Nanos): Nanos {
+  const unretried = (lastEvictionRequest(pod) ?? now) + after - now;
+  const allowedAt = evictionAllowedAt(pod);
+  return allowedAt === undefined || unretried < allowedAt + after - now ? unretried : allowedAt + after - now;
+}
+
+/** How many abandonment periods an eviction not carried out pauses the deferral of the pod's next ones. */
+export const EVICTION_PAUSE_PERIODS = 5n;
+
+/** How long, from `now`, evictions of the pod are not deferred again, or undefined when they are. */
+export function evictionPaused(pod: Pod, now: Nanos): Nanos | undefined {
+  const until = parseNanos(pod.metadata.annotations?.[EVICTION_PAUSED_UNTIL_ANNOTATION]);
+  return until !== undefined && until > now ? until - now : undefined;
+}
 
 /**
  * The pod with this eviction request recorded: the first request as the `to-evict` label, the latest as an
@@ -98,7 +126,9 @@ export function markEvictionRequest(pod: Pod, at: Nanos, refresh: Nanos): Pod | 
     metadata: {
       ...pod.metadata,
       labels: { ...pod.metadata.labels, [TO_EVICT_LABEL]: pod.metadata.labels?.[TO_EVICT_LABEL] ?? at.toString() },
-      annotations: { ...pod.metadata.annotations, [EVICTION_REQUESTED_ANNOTATION]: at.toString() },
+      annotations: { ...withoutKey(pod.metadata.annotations, EVICTION_PAUSED_UNTIL_ANNOTATION), [EVICTION_REQUESTED_ANNOTATION]: at.toString() },
     },
   };
 }
+
+const withoutKey = (map: Record<string, string> | undefined, key: string): Record<string, string> => Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => k !== key));

@@ -11,6 +11,10 @@ import {
 
 export const isControlled = (pod: Pod): boolean => pod.metadata.labels?.[CONTROL_LABEL] === CONTROL_LABEL_VALUE;
 
+/** Whether a workload's pod template makes controlled pods. */
+export const makesControlledPods = (workload: { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }): boolean =>
+  workload.spec?.template?.metadata?.labels?.[CONTROL_LABEL] === CONTROL_LABEL_VALUE;
+
 export const isDeleting = (pod: Pod): boolean => pod.metadata.deletionTimestamp != null;
 
 /** Counted by the ReplicaSet controller (and the Deployment's surge): neither terminating nor finished. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Deployment, Pod, ReplicaSet } from '../api/kube.ts';
-import { TO_DELETE_LABEL } from '../api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, TO_DELETE_LABEL } from '../api/protocol.ts';
 import { creationRoom, deploymentOf, notYetStored, replicaSetsAwaitingRoom, subjectToSurgeBound, surgeLimit } from './surge.ts';
 
 const deployment = (replicas: number, strategy?: NonNullable<Deployment['spec']>['strategy']): Deployment => ({ metadata: { name: 'web', uid: 'd1' }, spec: { replicas, ...(strategy && { strategy }) } });
@@ -12,6 +12,7 @@ const deployment = (replicas: number, strategy?: NonNullable<Deployment['spec']>
 function replicaSet(name: string, conditions?: { type: string; status: string; reason?: string }[], owner = 'd1'): ReplicaSet {
   return {
     metadata: { name, uid: `uid-${name}`, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: owner, controller: true }] },
+    spec: { template: { metadata: { labels: { [CONTROL_LABEL]: CONTROL_LABEL_VALUE } } } },
     ...(conditions && { status: { conditions } }),
   };
 }
@@ -52,6 +53,12 @@ describe('creationRoom', () => {
     const room = creationRoom(d, sets, pods, 0);
     assert.equal(room.allowed, false);
     assert.equal(room.why, 'Deployment web has 4 pods not terminating, 1 of them leaving through PodOpsLifecycle; replicas 3 + maxSurge 1 allow 4: the pod is created once one is gone');
+  });
+
+  test("a ReplicaSet of uncontrolled pods (a first controlled rollout's old one) counts its pods by its status: podops caches controlled pods only", () => {
+    const old: ReplicaSet = { ...replicaSet('old'), spec: { replicas: 2 }, status: { replicas: 3 } };
+    assert.equal(creationRoom(d, [old, replicaSet('new')], [pod('n1', 'new')], 0).why, 'Deployment web has 4 pods not terminating; replicas 3 + maxSurge 1 allow 4: the pod is created once one is gone');
+    assert.equal(creationRoom(d, [{ ...old, status: { replicas: 2 } }, replicaSet('new')], [pod('n1', 'new')], 0).allowed, true);
   });
 
   test('terminating and finished pods do not count, as without podops a deleted pod leaves the count at once', () => {

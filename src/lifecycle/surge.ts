@@ -10,7 +10,7 @@
 import { appsControllerOf, resolveIntOrPercent, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../api/kube.ts';
 import { REPLICASET_CONTROLLER_USERS } from '../api/protocol.ts';
 import { wantsEviction } from './eviction.ts';
-import { isActive, isControlled } from './pod.ts';
+import { isActive, isControlled, makesControlledPods } from './pod.ts';
 import { markedForDeletion } from './scale-down.ts';
 
 /** The ReplicaSet's controlling Deployment, if it has one. */
@@ -27,10 +27,15 @@ export function surgeLimit(deployment: Deployment): number | undefined {
   return replicas + resolveIntOrPercent(spec?.strategy?.rollingUpdate?.maxSurge, replicas, true, '25%');
 }
 
-/** The active pods of the Deployment's ReplicaSets. */
-function activePods(deployment: Deployment, replicaSets: readonly ReplicaSet[], pods: readonly Pod[]): Pod[] {
-  const owned = new Set(replicaSets.filter((rs) => deploymentOf(rs)?.uid === deployment.metadata.uid).map((rs) => rs.metadata.uid));
-  return pods.filter((pod) => isActive(pod) && pod.metadata.ownerReferences?.some((owner) => owner.controller === true && owned.has(owner.uid)));
+/**
+ * The active pods of the Deployment's ReplicaSets that make controlled pods, and how many active pods its other
+ * ReplicaSets report (their pods, not controlled, are not among `pods`: counted by number, as the ReplicaSet says).
+ */
+function activePods(deployment: Deployment, replicaSets: readonly ReplicaSet[], pods: readonly Pod[]): { active: Pod[]; uncontrolled: number } {
+  const owned = replicaSets.filter((rs) => deploymentOf(rs)?.uid === deployment.metadata.uid);
+  const controlled = new Set(owned.filter(makesControlledPods).map((rs) => rs.metadata.uid));
+  const uncontrolled = owned.filter((rs) => !makesControlledPods(rs)).reduce((sum, rs) => sum + (rs.status?.replicas ?? 0), 0);
+  return { active: pods.filter((pod) => isActive(pod) && pod.metadata.ownerReferences?.some((owner) => owner.controller === true && controlled.has(owner.uid))), uncontrolled };
 }
 
 /** The names of pods admitted for creation that the listed pods do not show yet: still on their way to storage. */
@@ -47,21 +52,22 @@ export interface CreationRoom {
 
 /**
  * Whether the Deployment has room for one more pod: its active pods and the `pending` creations admitted but not
- * stored yet stay below replicas + maxSurge. A Recreate Deployment always has room (its controller waits for the
+ * stored yet stay below replicas + maxSurge. `pods` are the controlled ones (what podops caches); the pods of a
+ * ReplicaSet whose template is not controlled count by its status. A Recreate Deployment always has room (its controller waits for the
  * old pods to be gone before it creates).
  */
 export function creationRoom(deployment: Deployment, replicaSets: readonly ReplicaSet[], pods: readonly Pod[], pending: number): CreationRoom {
   const limit = surgeLimit(deployment);
   if (limit === undefined) return { allowed: true, why: '' };
-  const active = activePods(deployment, replicaSets, pods);
-  const counted = active.length + pending;
+  const { active, uncontrolled } = activePods(deployment, replicaSets, pods);
+  const counted = active.length + uncontrolled + pending;
   if (counted < limit) return { allowed: true, why: '' };
   const leaving = active.filter((pod) => markedForDeletion(pod) || wantsEviction(pod)).length;
   const replicas = deployment.spec?.replicas ?? 1;
   return {
     allowed: false,
     why:
-      `Deployment ${deployment.metadata.name ?? ''} has ${active.length} pods not terminating` +
+      `Deployment ${deployment.metadata.name ?? ''} has ${active.length + uncontrolled} pods not terminating` +
       `${pending > 0 ? ` and ${pending} being created` : ''}${leaving > 0 ? `, ${leaving} of them leaving through PodOpsLifecycle` : ''}; ` +
       `replicas ${replicas} + maxSurge ${limit - replicas} allow ${limit}: the pod is created once one is gone`,
   };

@@ -279,9 +279,12 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
       kind: 'ClusterRole',
       metadata: meta(NAME, false),
       rules: [
+        // Every read of a decision is from a shared informer cache (list and watch): controlled pods, ReplicaSets,
+        // Deployments, StatefulSets, Nodes, PodDisruptionBudgets, Services. A live get only where the cache cannot
+        // know yet: a pod or an owner named by uid that it does not hold, a node a drain may have just cordoned.
         { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] },
         { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
-        { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['services'], verbs: ['list', 'watch'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
         // Rules are read from the informer's cache only (list and watch); patch adds and removes the finalizer.
         { apiGroups: ['apps.kusionstack.io'], resources: ['podtransitionrules'], verbs: ['list', 'watch', 'patch'] },
@@ -300,8 +303,8 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
         { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
         // Graceful evictions: a pod leaves service for an eviction only while its budgets have room, and only
         // when its node is being emptied (cordoned or tainted) unless the API server is authenticated.
-        { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },
-        { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+        { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list', 'watch'] },
+        { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
         ...(selfManaged
           ? [
               {

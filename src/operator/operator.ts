@@ -5,8 +5,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Registry } from '../kube/prometheus.ts';
-import type { Pod } from '../api/kube.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../api/protocol.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nowNanos, untilAborted } from '../kube/clock.ts';
 import { NANOS_PER_MILLI } from '../lifecycle/time.ts';
@@ -19,7 +17,9 @@ import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
 import { ClientMetrics } from '../kube/client-metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
-import { PODS, PODTRANSITIONRULES } from '../kube/resources.ts';
+import { PODTRANSITIONRULES } from '../kube/resources.ts';
+import { clusterCaches, namedCaches, type ClusterCaches } from '../cache/cluster-cache.ts';
+import { WorkloadReads } from '../cache/workloads.ts';
 import { RL_KIND, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 import { rolloutController, rolloutInformers } from '../controllers/rollout-controller.ts';
 import { admitWorkload, defaultRolloutLifecycleRequest, validateRolloutLifecycleRequest } from '../webhook/rollout.ts';
@@ -43,7 +43,6 @@ import { mutatePodLifecycle, validatePodLifecycle } from '../webhook/pod-lifecyc
 import { requireShape, POD_SHAPE } from '../webhook/object-shape.ts';
 import { WebhookServer, type ClientAuthentication, type ServingCertificate } from '../webhook/server.ts';
 import type { FeatureGates } from './feature-gates.ts';
-import { trimPod } from './pod-cache.ts';
 import { WEBHOOK_NAMES } from './webhook-configuration.ts';
 
 export interface OperatorOptions {
@@ -100,21 +99,22 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     }),
   });
 
-  const pods = new Informer<Pod>({ client, type: PODS, labelSelector: `${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}`, transform: trimPod, logger: log });
+  const caches = clusterCaches(client, log);
+  const { pods } = caches;
   const rules = new Informer<PodTransitionRule>({ client, type: PODTRANSITIONRULES, logger: log });
   // Polls and first requests run in the background; each one's end requeues its rule.
   const requeueRule = (owner: { namespace: string; name: string }): void => transitions.enqueue(keyOf(owner.namespace, owner.name));
   const webhookCalls = new CallManager({ onAnswered: requeueRule });
   const webhookPolls = new PollManager({ onPolled: requeueRule });
-  const common = { client, pods, rules, events, metrics, logger: log };
+  const common = { client, caches, events, metrics, logger: log };
   const controllers = [
-    lifecycleController({ ...common, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
+    lifecycleController({ ...common, pods, services: caches.services, rules, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
     podDeletionController(common),
     ...(options.featureGates.GracefulEviction
       ? [podEvictionController({ ...common, ...(options.evictionAbandonedAfterMs !== undefined && { evictionAbandonedAfter: BigInt(Math.round(options.evictionAbandonedAfterMs)) * NANOS_PER_MILLI }) })]
       : []),
   ];
-  const transitions = transitionController({ ...common, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
+  const transitions = transitionController({ ...common, pods, rules, polls: webhookPolls, calls: webhookCalls, ...(options.skipTransitionRuleTypes && { skipRuleTypes: options.skipTransitionRuleTypes }) });
   controllers.push(transitions);
   const rollout = rolloutInformers(client, log);
   const { rolloutLifecycles, workloads } = rollout;
@@ -122,10 +122,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   // The caches the protocol needs gate the start and readiness. The rollout caches do not: without the
   // RolloutLifecycle CRD (a `helm upgrade` does not add CRDs) rollout hooks wait for it, the rest runs; the
   // rollout controller waits for its own caches.
-  const caches: [string, Informer<never>][] = [
-    ['pod-informer', pods as never],
-    ['podtransitionrule-informer', rules as never],
-  ];
+  const protocolCaches: [string, Informer<never>][] = [...namedCaches(caches), ['podtransitionrule-informer', rules as never]];
   const rolloutCaches: [string, Informer<never>][] = [
     ['rolloutlifecycle-informer', rolloutLifecycles as never],
     ['deployment-informer', workloads.Deployment as never],
@@ -139,7 +136,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const lifecycleMetrics = new LifecycleMetrics(registry);
   pods.addHandler({ onUpdate: (previous, current) => manager.isLeader() && lifecycleMetrics.observe(previous, current, nowNanos()) });
 
-  const webhook = webhookRunnable(options, client, registry, log, rolloutLifecycles);
+  const webhook = webhookRunnable(options, client, caches, registry, log, rolloutLifecycles);
   manager.add({
     name: 'probes',
     stage: 'servers',
@@ -152,7 +149,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
               startProbeServer({
                 address: options.probeAddress,
                 healthChecks: { ping: () => true },
-                readyChecks: { 'informers-synced': () => caches.every(([, informer]) => informer.hasSynced()), webhook: () => webhook.listening() },
+                readyChecks: { 'informers-synced': () => protocolCaches.every(([, informer]) => informer.hasSynced()), webhook: () => webhook.listening() },
               }),
             ]
           : []),
@@ -160,7 +157,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
     }),
   });
   manager.add(webhook.runnable);
-  for (const [name, informer] of caches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
+  for (const [name, informer] of protocolCaches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s), ready: (s) => informer.waitForSync(s) });
   for (const [name, informer] of rolloutCaches) manager.add({ name, stage: 'caches', start: (s) => informer.run(s) });
   manager.add({
     name: 'podtransitionrule-webhook-calls',
@@ -198,6 +195,7 @@ function listeningRunnable(open: () => Promise<{ close(): Promise<void> }[]>): P
 function webhookRunnable(
   options: OperatorOptions,
   client: KubeClient,
+  caches: ClusterCaches,
   registry: Registry,
   log: Logger,
   rolloutLifecycles: Informer<RolloutLifecycle>,
@@ -210,11 +208,13 @@ function webhookRunnable(
   const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
   // Beside its API server on one host (podops up, a developer's laptop), loopback is where rule servers run.
   const loopbackIsCluster = serverOnLoopback(client.server);
-  const surge = new DeploymentSurgeAdmission({ client, now: nowNanos, logger: log });
+  const workloads = new WorkloadReads(caches, client);
+  const surge = new DeploymentSurgeAdmission({ workloads, now: nowNanos, logger: log });
+  const gracefully = { client, caches, workloads, now: nowNanos, logger: log };
   const validators = [
     shape.pod,
     validatePodLifecycle,
-    ...(options.featureGates.GraceDeleteWebhook ? [(r: AdmissionRequest) => graceDelete(r, { client, now: nowNanos, logger: log }), (r: AdmissionRequest) => surge.admit(r)] : []),
+    ...(options.featureGates.GraceDeleteWebhook ? [(r: AdmissionRequest) => graceDelete(r, gracefully), (r: AdmissionRequest) => surge.admit(r)] : []),
   ];
   const serve = async (certificate: ServingCertificate): Promise<void> => {
     if (server) return server.setCertificate(certificate);
@@ -237,7 +237,7 @@ function webhookRunnable(
         }),
         genericRoute('/validating-generic', {
           Pod: validators,
-          ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, now: nowNanos, apiServerAuthenticated: options.webhook.clientAuthentication !== undefined })] }),
+          ...(options.featureGates.GracefulEviction && { 'Eviction/eviction': [(r) => admitEviction(r, { client, caches, now: nowNanos, apiServerAuthenticated: options.webhook.clientAuthentication !== undefined })] }),
           [PTR_KIND]: [shape.rule, (r) => validateTransitionRule(r, (rule, probing) => reachabilityWarnings(rule, { ...probing, loopbackIsCluster }))],
           [RL_KIND]: [shape.rollout, (r) => validateRolloutLifecycleRequest(r, rollouts)],
         }),

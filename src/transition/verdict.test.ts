@@ -3,12 +3,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Pod } from '../api/kube.ts';
 import type { PodTransitionRule, PodTransitionRuleStatus } from '../api/podtransitionrule.ts';
 import type { LabelSelector } from '../api/selector.ts';
 import { reconcilePod } from '../lifecycle/reconcile.ts';
 import { evaluate } from './evaluate.ts';
 import { NAMESPACE, ptr, stagePod } from './fixtures.test-support.ts';
-import { detailAnnotationValue, transitionVerdict } from './verdict.ts';
+import { detailAnnotationValue, detailAnnotationWrites, transitionVerdict } from './verdict.ts';
 
 const withStatus = (name: string, status: PodTransitionRuleStatus, namespace = NAMESPACE, selector?: LabelSelector): PodTransitionRule => {
   const rule = ptr([], { name, status, ...(selector && { selector }) });
@@ -85,5 +86,38 @@ describe('detailAnnotationValue', () => {
       ],
     });
     assert.equal(detailAnnotationValue(rule, 'web-1'), '{"stage":"PreCheck","passed":false,"rejectInfo":[{"ruleName":"p","reason":"wait"}]}');
+  });
+});
+
+describe('detailAnnotationWrites', () => {
+  const annotation = 'detail.podtransitionrule.kusionstack.io/r';
+  const noStage = '{"stage":"Unknown","passed":true}';
+  const passed = '{"stage":"PreCheck","passed":true}';
+  const podWith = (name: string, value?: string, deleting = false): Pod => ({
+    metadata: { name, ...(value !== undefined && { annotations: { [annotation]: value } }), ...(deleting && { deletionTimestamp: '2025-03-01T10:00:00Z' }) },
+  });
+  test('pods whose value changes; not the no-stage value on a pod that carries none, nor any write to a pod being deleted', () => {
+    const pods = new Map([
+      ['entering', podWith('entering')],
+      ['new', podWith('new')],
+      ['leaving-stage', podWith('leaving-stage', passed)],
+      ['same', podWith('same', passed)],
+      ['deleted', podWith('deleted', passed, true)],
+      ['left-rule', podWith('left-rule', passed)],
+    ]);
+    const desired = new Map<string, string | null>([
+      ['entering', passed],
+      ['new', noStage],
+      ['leaving-stage', noStage],
+      ['same', passed],
+      ['deleted', noStage],
+      ['left-rule', null],
+      ['gone', passed],
+    ]);
+    assert.deepEqual(detailAnnotationWrites(annotation, desired, (name) => pods.get(name)), [
+      ['entering', passed],
+      ['leaving-stage', noStage],
+      ['left-rule', null],
+    ]);
   });
 });

@@ -71,9 +71,26 @@ export function detailAnnotationValues(ptr: PodTransitionRule, podNames: readonl
   return new Map(podNames.map((name) => [name, mergedDetail(byPod.get(name) ?? [])]));
 }
 
+const NO_STAGE = JSON.stringify({ stage: 'Unknown', passed: true });
+
+/**
+ * The detail annotations to write, as [pod, value] (null removes it): each pod whose annotation differs from
+ * `desired`, but not a pod being deleted (it is leaving: a write would only wake its workload's controller), nor
+ * the no-stage value on a pod that carries no annotation of this rule (its absence says the same). Upstream writes
+ * the no-stage value to every pod the rule selects; podops writes it only to replace a stage's value.
+ */
+export function detailAnnotationWrites(annotation: string, desired: ReadonlyMap<string, string | null>, podNamed: (name: string) => Pod | undefined): [string, string | null][] {
+  return [...desired].filter(([name, value]) => {
+    const pod = podNamed(name);
+    if (!pod || pod.metadata.deletionTimestamp) return false;
+    const current = pod.metadata.annotations?.[annotation] ?? null;
+    return current !== value && !(current === null && value === NO_STAGE);
+  });
+}
+
 function mergedDetail(details: readonly PodTransitionDetail[]): string {
   const first = details[0];
-  if (first === undefined) return JSON.stringify({ stage: 'Unknown', passed: true });
+  if (first === undefined) return NO_STAGE;
   const rejectInfo = details.flatMap((d) => d.rejectInfo ?? []);
   const merged: PodTransitionDetail = {
     ...(first.stage ? { stage: first.stage } : {}),

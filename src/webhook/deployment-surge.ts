@@ -9,27 +9,28 @@
 // the webhook, two creates reviewed at the same moment by two replicas can.
 //
 // The memory is fed by reviews, which anyone reaching the webhook port can send: a review counts only when its
-// pod's owner reference carries the live ReplicaSet's uid (readReplicaSet), known only to those who can read it.
+// pod's owner reference carries the ReplicaSet's uid, known only to those who can read it.
 //
-// The bound is a count, not a safety rule: when the Deployment or its pods cannot be read, the create is let
-// through with a warning rather than held.
+// The Deployment, its ReplicaSets and their controlled pods come from the shared caches, so a create costs the
+// API server nothing whatever the Deployment's size; a ReplicaSet the cache does not hold yet (the first create
+// of a new one) is read live once. The bound is a count, not a safety rule: when the Deployment cannot be read,
+// the create is let through with a warning rather than held.
 
 import type { Pod } from '../api/kube.ts';
 import { GRACE_DELETE_WEBHOOK_NAME } from '../api/protocol.ts';
-import type { KubeClient } from '../kube/client.ts';
+import { CACHES_NOT_SYNCED, cachesSynced } from '../cache/cluster-cache.ts';
+import { replicaSetOf, type WorkloadReads } from '../cache/workloads.ts';
 import { KeySerializer } from '../kube/key-serializer.ts';
 import type { Logger } from '../kube/log.ts';
 import { creationRoom, notYetStored, subjectToSurgeBound, surgeLimit } from '../lifecycle/surge.ts';
 import { NANOS_PER_SECOND, type Nanos } from '../lifecycle/time.ts';
-import { readDeploymentOf, readDeploymentPods } from '../sdk/deployment-surge.ts';
-import { replicaSetOf } from '../sdk/replica-set-scale-down.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
 
 /** How long an admitted create counts while its pod does not show: longer than the rest of any create request takes. */
 const ADMITTED_FOR = 10n * NANOS_PER_SECOND;
 
 export interface DeploymentSurgeOptions {
-  client: KubeClient;
+  workloads: WorkloadReads;
   now: () => Nanos;
   logger?: Logger;
 }
@@ -49,16 +50,19 @@ export class DeploymentSurgeAdmission {
     const pod = request.object as Pod | undefined;
     const owner = pod?.metadata && replicaSetOf(pod);
     if (!pod || !owner || !subjectToSurgeBound(pod, request.userInfo?.username ?? '')) return allowed();
-    const { client, logger } = this.#options;
+    const { workloads, logger } = this.#options;
     const namespace = request.namespace ?? pod.metadata.namespace ?? '';
     // The validating phase sees the generated name.
     const name = pod.metadata.name ?? request.name ?? request.uid;
     try {
-      const deployment = await readDeploymentOf(client, namespace, owner);
+      if (!(await cachesSynced(workloads.caches))) throw new Error(CACHES_NOT_SYNCED);
+      const replicaSet = await workloads.replicaSet(namespace, owner);
+      if (!replicaSet) return allowed();
+      const deployment = await workloads.deploymentOf(replicaSet);
       if (!deployment?.metadata.uid || surgeLimit(deployment) === undefined) return allowed();
       const uid = deployment.metadata.uid;
       return await this.#decisions.run(uid, async () => {
-        const { replicaSets, pods } = await readDeploymentPods(client, deployment);
+        const { replicaSets, pods } = workloads.deploymentFamily(deployment, [replicaSet]);
         const pending = this.#pending(uid, pods);
         const room = creationRoom(deployment, replicaSets, pods, pending.size);
         if (room.allowed && !request.dryRun) pending.set(name, this.#options.now());

@@ -9,6 +9,7 @@ import type { Informer, InformerHandler } from '../../src/kube/informer.ts';
 export class FakeInformer<T extends ObjectWithMeta> {
   readonly #store = new Map<string, T>();
   readonly #handlers = new Set<InformerHandler<T>>();
+  readonly #indexers = new Map<string, (object: T) => string[]>();
 
   /** This one, typed as the real one for the code under test (which may call only what is defined here). */
   get informer(): Informer<T> {
@@ -29,8 +30,22 @@ export class FakeInformer<T extends ObjectWithMeta> {
     return Promise.resolve();
   }
 
+  hasSynced(): boolean {
+    return true;
+  }
+
   get(namespace: string | undefined, name: string): T | undefined {
     return this.#store.get(keyOf(namespace, name));
+  }
+
+  addIndexer(name: string, indexer: (object: T) => string[]): void {
+    this.#indexers.set(name, indexer);
+  }
+
+  byIndex(name: string, value: string): T[] {
+    const indexer = this.#indexers.get(name);
+    if (!indexer) throw new Error(`no index named "${name}"`);
+    return [...this.#store.values()].filter((object) => indexer(object).includes(value));
   }
 
   list(namespace?: string): T[] {
@@ -46,6 +61,12 @@ export class FakeInformer<T extends ObjectWithMeta> {
       if (previous) handler.onUpdate?.(previous, object);
       else handler.onAdd?.(object);
     }
+  }
+
+  /** As Informer.assume: a write of the code under test, read back at once; handlers are not told. */
+  assume(object: T): void {
+    const key = objectKey(object);
+    if (this.#store.has(key)) this.#store.set(key, object);
   }
 
   remove(object: T): void {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/kube.ts';
-import { TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../../src/kube/resources.ts';
 import { DeploymentSurgeAdmission } from '../../src/webhook/deployment-surge.ts';
@@ -14,20 +14,24 @@ import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
+import { useClusterCaches } from '../support/cluster-caches.ts';
+import { waitFor } from '../support/wait.ts';
 
 const RS_CONTROLLER = 'system:serviceaccount:kube-system:replicaset-controller';
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
 
 describe('the surge bound of a Deployment with GraceDelete', () => {
   const env = useSandboxClient();
+  const running = useClusterCaches(env);
   usePodWebhooks(env, () => {
-    const surge = new DeploymentSurgeAdmission({ client: env.client, now: nowNanos });
+    const surge = new DeploymentSurgeAdmission({ workloads: running.workloads, now: nowNanos });
     return { Pod: [validatePodLifecycle, (r) => surge.admit(r)] };
   });
 
   /** A Deployment `name` of `replicas` (maxSurge 1) with a ReplicaSet `<name>-new`, as the controllers make them. */
   async function deploymentWithReplicaSet(name: string, replicas: number, strategy: Record<string, unknown> = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }) {
-    const template = { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } };
+    // As a Deployment of controlled pods has it: the pods' labels are the template's.
+    const template = { metadata: { labels: { app: name, [CONTROL_LABEL]: CONTROL_LABEL_VALUE } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } };
     const deployment = await env.client.create<Deployment>(DEPLOYMENTS, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -70,6 +74,8 @@ describe('the surge bound of a Deployment with GraceDelete', () => {
 
     const held = (await env.client.list<Pod>(PODS, { namespace: 'default', labelSelector: `app=web,${TO_DELETE_LABEL}` })).items[0]!;
     await env.client.delete(PODS, 'default', held.metadata.name ?? '');
+    // The bound counts from the operator's cache: once it has seen the held pod go, there is room.
+    await waitFor(() => running.caches.pods.get('default', held.metadata.name ?? '') === undefined, 'the cache to see the held pod gone');
     assert.equal(await createAsController(podOf(owner, 'web')), undefined, 'the held pod is gone: its replacement is created');
   });
 

@@ -2,12 +2,15 @@
 // controlled pod on a node being emptied is answered 429 (drain tools retry) and marks the pod to-evict; a dry
 // run marks nothing; any other pod is evicted as the API server evicts it; once the pod's eviction lifecycle
 // allows, the retry passes. Without an authenticated API server, an eviction from a node that nobody empties
-// (which a forged review may claim) is let through with a warning and nothing is written.
+// (which a forged review may claim) is let through with a warning and nothing is written, and while the deferral
+// of a pod's evictions is paused (its last lifecycle allowed an eviction that did not come) nothing is marked.
+// The webhook decides on the operator's shared caches; the node is read live when the cache shows it schedulable.
 
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { Pod } from '../../src/api/kube.ts';
-import { EVICTION_NOT_DEFERRED_WARNING, EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
+import type { Node, Pod } from '../../src/api/kube.ts';
+import type { ClusterCaches } from '../../src/cache/cluster-cache.ts';
+import { EVICTION_NOT_DEFERRED_WARNING, EVICTION_PAUSED_UNTIL_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { ApiError, KubeClient } from '../../src/kube/client.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { NODES, PODS } from '../../src/kube/resources.ts';
@@ -16,12 +19,21 @@ import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
+import { useClusterCaches } from '../support/cluster-caches.ts';
+import { FakeInformer } from '../support/fake-informer.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('graceful evictions: the webhook', () => {
   const env = useSandboxClient();
+  const running = useClusterCaches(env);
   /** Pods on this node are trusted only when the API server is authenticated (a test flips it). */
   let apiServerAuthenticated = false;
-  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle], 'Eviction/eviction': [(r) => admitEviction(r, { client: env.client, now: nowNanos, apiServerAuthenticated })] }));
+  /** The node cache the webhook reads (a test gives it a stale one). */
+  let nodes: (() => ClusterCaches['nodes']) | undefined;
+  usePodWebhooks(env, () => ({
+    Pod: [validatePodLifecycle],
+    'Eviction/eviction': [(r) => admitEviction(r, { client: env.client, caches: { ...running.caches, nodes: nodes?.() ?? running.caches.nodes }, now: nowNanos, apiServerAuthenticated })],
+  }));
   before(async () => {
     const node = (name: string, spec: object) => env.client.create(NODES, { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec });
     await node('cordoned', { unschedulable: true });
@@ -29,9 +41,18 @@ describe('graceful evictions: the webhook', () => {
     await node('serving', { taints: [{ key: 'DeletionCandidateOfClusterAutoscaler', value: '1700000000', effect: 'PreferNoSchedule' }] });
   });
 
-  const create = async (name: string, controlled = true, nodeName = 'cordoned'): Promise<Pod> => {
+  /** The webhook decides on the operator's cache: a test's own write is waited for there. */
+  const cached = async (name: string, holds: (pod: Pod) => boolean = () => true): Promise<void> => {
+    await waitFor(() => {
+      const found = running.caches.pods.get('default', name);
+      return found !== undefined && holds(found);
+    }, `${name} in the cache`);
+  };
+  const create = async (name: string, controlled = true, nodeName = 'cordoned', annotations: Record<string, string> = {}): Promise<Pod> => {
     const { status: _status, ...created } = pod({ name, gate: false, controlled });
-    return env.client.create<Pod>(PODS, { ...created, spec: { ...created.spec, nodeName } });
+    const stored = await env.client.create<Pod>(PODS, { ...created, metadata: { ...created.metadata, annotations }, spec: { ...created.spec, nodeName } });
+    if (controlled) await cached(name);
+    return stored;
   };
   const live = (name: string) => env.client.get<Pod>(PODS, 'default', name);
   /** Evicted: the pod is bound to a node, so the API server deletes it gracefully and no kubelet here ends it. */
@@ -121,7 +142,39 @@ describe('graceful evictions: the webhook', () => {
     await env.client.patch(PODS, 'default', 'ready-to-go', 'merge', { metadata: { labels: { [idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)]: now } } });
     const allowedNow = await live('ready-to-go');
     if (allowedNow.metadata.labels?.[idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)] === undefined) assert.fail(`the lifecycle did not reach operate: ${JSON.stringify(allowedNow.metadata.labels)}`);
+    await cached('ready-to-go', (p) => p.metadata.labels?.[idLabelKey('operate', POD_EVICTION_LIFECYCLE_ID)] !== undefined);
     await env.client.evict('default', 'ready-to-go');
     await assertEvicted('ready-to-go');
+  });
+
+  test('a node the cache shows schedulable is read again live: a drain evicts right after it cordons', async () => {
+    await env.client.create(NODES, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'just-cordoned' }, spec: { unschedulable: true } });
+    // The cache has not seen the cordon yet: its copy of the node is schedulable.
+    const stale = new FakeInformer<Node>();
+    stale.put({ metadata: { name: 'just-cordoned' }, spec: {} });
+    nodes = () => stale.informer;
+    try {
+      await create('behind-the-cache', true, 'just-cordoned');
+      assert.equal((await refusal('behind-the-cache')).code, 429);
+      assert.match((await live('behind-the-cache')).metadata.labels?.[TO_EVICT_LABEL] ?? '', /^\d+$/);
+    } finally {
+      nodes = undefined;
+    }
+  });
+
+  test('while the deferral of its evictions is paused, an eviction nothing but the node vouches for is refused and marks nothing', async () => {
+    const pausedUntil = (nowNanos() + 60n * 1_000_000_000n).toString();
+    await create('paused', true, 'cordoned', { [EVICTION_PAUSED_UNTIL_ANNOTATION]: pausedUntil });
+    const refused = await refusal('paused');
+    assert.equal(refused.code, 429);
+    assert.match(refused.message, /Cannot evict pod yet: podops takes it out of service first: its last eviction lifecycle allowed an eviction that did not come, so podops pauses deferring its evictions for (59|60) s/);
+    assert.equal((await live('paused')).metadata.labels?.[TO_EVICT_LABEL], undefined, 'nothing is marked');
+    apiServerAuthenticated = true;
+    try {
+      assert.equal((await refusal('paused')).code, 429);
+      assert.match((await live('paused')).metadata.labels?.[TO_EVICT_LABEL] ?? '', /^\d+$/, 'an authenticated API server vouches for the request: the lifecycle begins');
+    } finally {
+      apiServerAuthenticated = false;
+    }
   });
 });

@@ -1,32 +1,46 @@
 // GraceDelete behind podops' webhook configurations on the sandbox API server: `kubectl delete pod` of a
 // controlled pod is denied with upstream's message and turned into the to-delete label, and the same delete
 // with --dry-run=server gets the same answer but changes nothing. A ReplicaSet controller's deletes mark no more
-// pods than its scale-down asks; a user's delete always marks, and takes over a mark the controller made.
+// pods than its scale-down asks; a user's delete always marks, and takes over a mark the controller made. It
+// decides on the live pod (the operator's cache, or a live read when the cache lacks it), never on the review's
+// copy.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, SERVICE_READY_GATE, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { PODS, REPLICASETS } from '../../src/kube/resources.ts';
-import { graceDelete } from '../../src/webhook/grace-delete.ts';
+import { graceDelete, type GraceDeleteOptions } from '../../src/webhook/grace-delete.ts';
+import type { AdmissionRequest } from '../../src/webhook/admission.ts';
 import { OTHER_CONTROLLER_REQUESTER, SHARED_CONTROLLER_MANAGER_USER } from '../../src/lifecycle/scale-down.ts';
 import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
 import { pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
+import { useClusterCaches } from '../support/cluster-caches.ts';
+import { FakeInformer } from '../support/fake-informer.ts';
+import { waitFor } from '../support/wait.ts';
 
 const DENIAL =
   'admission webhook "validating-pod.apps.kusionstack.io" denied the request: failed to validate GraceDeleteWebhook, pod deletion process is underway and being managed by PodOpsLifecycle';
 
 describe('GraceDelete', () => {
   const env = useSandboxClient();
+  const running = useClusterCaches(env);
+  const options = (): GraceDeleteOptions => ({ client: env.client, caches: running.caches, workloads: running.workloads, now: nowNanos });
   // Wired as the operator wires it with --feature-gates=GraceDeleteWebhook=true.
-  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle, (r) => graceDelete(r, { client: env.client, now: nowNanos })] }));
+  usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle, (r) => graceDelete(r, options())] }));
 
+  /** Created, and in the operator's cache (what the webhook decides on). */
+  const createPod = async (object: Pod): Promise<Pod> => {
+    const stored = await env.client.create<Pod>(PODS, object);
+    await waitFor(() => running.caches.pods.get('default', object.metadata.name ?? '') !== undefined, `${object.metadata.name} in the cache`);
+    return stored;
+  };
   const controlledPod = async (name: string): Promise<Pod> => {
     const { status: _status, ...created } = pod({ name, gate: false });
-    const stored = await env.client.create<Pod>(PODS, created);
+    const stored = await createPod(created);
     assert.ok(stored.spec?.readinessGates?.length, 'the mutating webhook added the service-ready gate');
     return stored;
   };
@@ -60,7 +74,7 @@ describe('GraceDelete', () => {
     const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: replicaSet.metadata.uid ?? '', controller: true };
     for (const name of ['rs-a', 'rs-b', 'rs-c']) {
       const { status: _status, ...created } = pod({ name, gate: false, labels: { app: 'rs' } });
-      await env.client.create<Pod>(PODS, { ...created, metadata: { ...created.metadata, ownerReferences: [owner] } });
+      await createPod({ ...created, metadata: { ...created.metadata, ownerReferences: [owner] } });
     }
     const rsController = 'system:serviceaccount:kube-system:replicaset-controller';
     const asController = env.sandbox.client({ username: rsController });
@@ -101,7 +115,7 @@ describe('GraceDelete', () => {
       const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: created.metadata.uid ?? '', controller: true };
       for (let i = 0; i < pods; i++) {
         const { status: _status, ...made } = pod({ name: `${name}-${i}`, gate: false, labels: { app: name } });
-        await env.client.create<Pod>(PODS, { ...made, metadata: { ...made.metadata, ownerReferences: [owner] } });
+        await createPod({ ...made, metadata: { ...made.metadata, ownerReferences: [owner] } });
       }
     };
     const shared = env.sandbox.client({ username: SHARED_CONTROLLER_MANAGER_USER });
@@ -117,5 +131,36 @@ describe('GraceDelete', () => {
     // A pod beyond the replicas: the ReplicaSet controller's scale-down, held to its count.
     await replicaSetWith('shrinking', 1, 2);
     assert.equal(await requester('shrinking-0'), SHARED_CONTROLLER_MANAGER_USER);
+  });
+
+  /** A DELETE review as the API server would send it (or a forger could), for `oldObject`. */
+  const deleteReview = (oldObject: Pod): AdmissionRequest => ({
+    uid: 'review',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    name: oldObject.metadata.name ?? '',
+    namespace: 'default',
+    operation: 'DELETE',
+    userInfo: { username: 'admin' },
+    oldObject,
+  });
+
+  test("a forged review claiming an uncontrolled pod is controlled writes nothing: the decision is on the live pod", async () => {
+    const { status: _status, ...created } = pod({ name: 'plain-one', gate: false, controlled: false });
+    const stored = await env.client.create<Pod>(PODS, created);
+    const forged: Pod = { ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, [CONTROL_LABEL]: CONTROL_LABEL_VALUE } }, spec: { ...stored.spec, readinessGates: [{ conditionType: SERVICE_READY_GATE }] } };
+    const resourceVersion = env.sandbox.resourceVersion;
+    assert.equal((await graceDelete(deleteReview(forged), options())).allowed, true, 'let be: it is not a controlled pod');
+    assert.equal(env.sandbox.resourceVersion, resourceVersion, 'nothing was written');
+    assert.equal((await env.client.get<Pod>(PODS, 'default', 'plain-one')).metadata.labels?.[TO_DELETE_LABEL], undefined);
+  });
+
+  test('a controlled pod the cache does not hold yet (created a moment ago) is read live and marked', async () => {
+    const { status: _status, ...created } = pod({ name: 'brand-new', gate: false });
+    const stored = await env.client.create<Pod>(PODS, created);
+    const behind = new FakeInformer<Pod>();
+    const verdict = await graceDelete(deleteReview(stored), { ...options(), caches: { ...running.caches, pods: behind.informer } });
+    assert.equal(verdict.allowed, false);
+    assert.match((await env.client.get<Pod>(PODS, 'default', 'brand-new')).metadata.labels?.[TO_DELETE_LABEL] ?? '', /^\d+$/);
   });
 });
