@@ -6,8 +6,8 @@
 // `apiserver_request_total`, so every client counts: the workload controllers, the kubelets, podops), podops'
 // own requests by verb and resource (its `podops_api_requests_total`), its CPU seconds and memory, and the p99
 // of the pod webhook that runs GraceDelete and the surge bound. Each run has a fresh sandbox (its own process,
-// simulated nodes with zero delays) and, when controlled, a fresh `podops operator` (its own process, as
-// deployed). Goals are printed beside the figures, never asserted.
+// simulated nodes with the kubelet's default delays: a second to start a pod, termination grace capped at two)
+// and, when controlled, a fresh `podops operator` (its own process, as deployed). Goals are printed beside the figures, never asserted.
 //
 //   npm run bench -- scale [--pods 10,100,300,1000]
 
@@ -45,12 +45,14 @@ const rolledOut = (d: Deployment): boolean =>
 /** Requests by `VERB resource[/subresource]`. */
 type Requests = Map<string, number>;
 
-const requestsOf = (metrics: Map<string, number>, name: string, verbLabel: string): Requests => {
+/** By verb and resource; with `byCode`, the answers other than 2xx apart (`PATCH pods 409`). */
+const requestsOf = (metrics: Map<string, number>, name: string, verbLabel: string, byCode = false): Requests => {
   const requests: Requests = new Map();
   for (const [series, value] of metrics) {
     if (!series.startsWith(`${name}{`)) continue;
     const sub = labelOf(series, 'subresource');
-    const key = `${labelOf(series, verbLabel)?.toUpperCase()} ${labelOf(series, 'resource')}${sub ? `/${sub}` : ''}`;
+    const code = labelOf(series, 'code') ?? '';
+    const key = `${labelOf(series, verbLabel)?.toUpperCase()} ${labelOf(series, 'resource')}${sub ? `/${sub}` : ''}${byCode && !code.startsWith('2') ? ` ${code}` : ''}`;
     requests.set(key, (requests.get(key) ?? 0) + value);
   }
   return requests;
@@ -99,7 +101,7 @@ async function run(pods: number, controlled: boolean): Promise<Run> {
   const maxPods = 250;
   const server = await startServerProcess({
     watchCacheSize: 20_000,
-    simulation: { nodes: Math.ceil((pods * 1.6) / maxPods) + 1, kubelet: { startDelayMs: 0, gracePeriodCapMs: 0, maxPods } },
+    simulation: { nodes: Math.ceil((pods * 1.6) / maxPods) + 1, kubelet: { maxPods } },
   });
   // The benchmark's own requests (setup and polling) are counted, to be left out of the API server's count.
   const own: CompletedRequest[] = [];
@@ -139,7 +141,7 @@ async function run(pods: number, controlled: boolean): Promise<Run> {
     // Let the last writes of the first rollout (statuses, lifecycles of new pods) settle.
     await sleep(2000);
     const metricsUrl = `${server.url}/metrics`;
-    const clusterBefore = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb');
+    const clusterBefore = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
     const operatorBefore = await operator?.metrics();
     const ownBefore = own.length;
     const started = performance.now();
@@ -147,7 +149,7 @@ async function run(pods: number, controlled: boolean): Promise<Run> {
     await waitRolledOut(client, 1_800_000);
     const ms = performance.now() - started;
     const operatorAfter = await operator?.metrics();
-    const clusterAfter = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb');
+    const clusterAfter = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
     const ownRequests: Requests = new Map();
     for (const request of own.slice(ownBefore)) {
       const target = resourceOfPath(request.path);
@@ -160,7 +162,7 @@ async function run(pods: number, controlled: boolean): Promise<Run> {
       const webhook = { webhook: [POD_WEBHOOK], kind: ['Pod'], operation: ['CREATE', 'DELETE'] };
       const p99 = quantile(operatorAfter, 'podops_admission_review_duration_seconds', webhook, 0.99);
       result.podops = {
-        requests: minus(requestsOf(operatorAfter, 'podops_api_requests_total', 'verb'), requestsOf(operatorBefore, 'podops_api_requests_total', 'verb')),
+        requests: minus(requestsOf(operatorAfter, 'podops_api_requests_total', 'verb', true), requestsOf(operatorBefore, 'podops_api_requests_total', 'verb', true)),
         cpuSeconds: (operatorAfter.get('process_cpu_seconds_total') ?? 0) - (operatorBefore.get('process_cpu_seconds_total') ?? 0),
         rss: operatorAfter.get('process_resident_memory_bytes') ?? 0,
         webhookP99Ms: p99 === undefined ? undefined : p99 * 1000,

@@ -39,9 +39,32 @@ export interface LifecycleControllerOptions {
 
 export const LIFECYCLE_CONTROLLER_NAME = 'podopslifecycle-controller';
 
-/** A rule's change concerns the lifecycles of the pods it lists, before and after (a pod it let go passes). */
-const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransitionRule): Set<string> =>
-  new Set([...(rule.status?.targets ?? []), ...(previous?.status?.targets ?? [])].map((target) => keyOf(rule.metadata.namespace, target)));
+/** Each pod's details in a rule's status, as text to compare. */
+const detailsByPod = (rule: PodTransitionRule): Map<string, string> => {
+  const byPod = new Map<string, unknown[]>();
+  for (const detail of rule.status?.details ?? []) byPod.set(detail.name ?? '', [...(byPod.get(detail.name ?? '') ?? []), detail]);
+  return new Map([...byPod].map(([pod, details]) => [pod, JSON.stringify(details)]));
+};
+
+/**
+ * A rule's change concerns the lifecycles of the pods its verdict changed for: those it starts or stops listing
+ * (a pod it let go passes) and those whose details changed; every pod it lists when it is new, is being deleted
+ * or has a new spec. Not every target on every status write: a rule over thousands of pods changes one pod's
+ * detail at a time.
+ */
+const ruleTargetKeys = (rule: PodTransitionRule, previous?: PodTransitionRule): Set<string> => {
+  const targets = new Set([...(rule.status?.targets ?? []), ...(previous?.status?.targets ?? [])]);
+  const changed =
+    !previous || rule.metadata.generation !== previous.metadata.generation || (rule.metadata.deletionTimestamp ?? undefined) !== (previous.metadata.deletionTimestamp ?? undefined)
+      ? targets
+      : (() => {
+          const before = new Set(previous.status?.targets ?? []);
+          const after = new Set(rule.status?.targets ?? []);
+          const [was, is] = [detailsByPod(previous), detailsByPod(rule)];
+          return [...targets].filter((pod) => before.has(pod) !== after.has(pod) || was.get(pod) !== is.get(pod));
+        })();
+  return new Set([...changed].map((target) => keyOf(rule.metadata.namespace, target)));
+};
 
 /** Every controlled pod, and the targets of every PodTransitionRule that changes. */
 export const lifecycleTriggers = (pods: Informer<Pod>, rules: Informer<PodTransitionRule>): Trigger[] => [forObjects(pods), watch(rules, ruleTargetKeys)];

@@ -48,9 +48,17 @@ describe('lifecycle controller triggers', () => {
     assert.deepEqual(enqueuedBy(triggers, () => pods.remove(web)), ['default/web-a']);
   });
 
-  test('a rule change enqueues the pods it lists, before and after (a pod it let go passes)', () => {
-    assert.deepEqual(enqueuedBy(triggers, () => rules.put(rule('budget', 'web', ['web-a', 'web-b']))), ['default/web-a', 'default/web-b']);
-    assert.deepEqual(enqueuedBy(triggers, () => rules.put(rule('budget', 'web', ['web-b', 'web-c']))), ['default/web-a', 'default/web-b', 'default/web-c']);
+  test('a rule change enqueues the pods its verdict changed for: listed or let go (a pod it let go passes), or with new details', () => {
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(rule('budget', 'web', ['web-a', 'web-b']))), ['default/web-a', 'default/web-b'], 'a new rule: every pod it lists');
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(rule('budget', 'web', ['web-b', 'web-c']))), ['default/web-a', 'default/web-c'], 'web-b stays listed, unchanged');
+    const withDetail = (passed: boolean): PodTransitionRule => ({ ...rule('budget', 'web', ['web-b', 'web-c']), status: { targets: ['web-b', 'web-c'], details: [{ name: 'web-c', stage: 'PreCheck', passed }] } });
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(withDetail(false))), ['default/web-c'], 'a detail for web-c');
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(withDetail(true))), ['default/web-c'], 'its verdict changed');
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(withDetail(true))), [], 'a status write that changes no verdict');
+    const respecified = withDetail(true);
+    respecified.metadata.generation = 2;
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put(respecified)), ['default/web-b', 'default/web-c'], 'a new spec: every pod it lists');
+    assert.deepEqual(enqueuedBy(triggers, () => rules.put({ ...respecified, metadata: { ...respecified.metadata, deletionTimestamp: '2025-03-01T10:00:00Z' } })), ['default/web-b', 'default/web-c'], 'being deleted');
     assert.deepEqual(enqueuedBy(triggers, () => rules.put(rule('empty', 'web'))), []);
     assert.deepEqual(enqueuedBy(triggers, () => rules.remove(rule('budget', 'web'))), ['default/web-b', 'default/web-c']);
   });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod } from '../api/kube.ts';
+import { TO_DELETE_LABEL, TO_EVICT_LABEL } from '../api/protocol.ts';
 import type { PodTransitionRule, PodTransitionRuleStatus } from '../api/podtransitionrule.ts';
 import type { LabelSelector } from '../api/selector.ts';
 import { reconcilePod } from '../lifecycle/reconcile.ts';
@@ -118,6 +119,28 @@ describe('detailAnnotationWrites', () => {
       ['entering', passed],
       ['leaving-stage', noStage],
       ['left-rule', null],
+    ]);
+  });
+
+  test('a pod marked to leave: a rejection and its end are written, a pass is not', () => {
+    const rejected = '{"stage":"PreCheck","passed":false,"rejectInfo":[{"ruleName":"b","reason":"no"}]}';
+    const leaving = (name: string, value?: string, label = TO_DELETE_LABEL): Pod => {
+      const p = podWith(name, value);
+      return { ...p, metadata: { ...p.metadata, labels: { [label]: '1' } } };
+    };
+    const pods = new Map([
+      ['passing', leaving('passing')],
+      ['blocked', leaving('blocked', undefined, TO_EVICT_LABEL)],
+      ['unblocked', leaving('unblocked', rejected)],
+    ]);
+    const desired = new Map<string, string | null>([
+      ['passing', passed],
+      ['blocked', rejected],
+      ['unblocked', passed],
+    ]);
+    assert.deepEqual(detailAnnotationWrites(annotation, desired, (name) => pods.get(name)), [
+      ['blocked', rejected],
+      ['unblocked', passed],
     ]);
   });
 });

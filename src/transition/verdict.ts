@@ -5,6 +5,8 @@ import type { Pod } from '../api/kube.ts';
 import type { PodTransitionDetail, PodTransitionRule } from '../api/podtransitionrule.ts';
 import type { TransitionStage } from '../api/protocol.ts';
 import type { TransitionVerdict } from '../lifecycle/reconcile.ts';
+import { wantsEviction } from '../lifecycle/eviction.ts';
+import { markedForDeletion } from '../lifecycle/scale-down.ts';
 import { labelSelectorMatches } from '../api/selector.ts';
 
 export const NO_RULES_MESSAGE = 'No podTransitionRules found';
@@ -73,18 +75,23 @@ export function detailAnnotationValues(ptr: PodTransitionRule, podNames: readonl
 
 const NO_STAGE = JSON.stringify({ stage: 'Unknown', passed: true });
 
+const rejects = (value: string | null): boolean => value !== null && value.includes('"passed":false');
+
 /**
  * The detail annotations to write, as [pod, value] (null removes it): each pod whose annotation differs from
- * `desired`, but not a pod being deleted (it is leaving: a write would only wake its workload's controller), nor
- * the no-stage value on a pod that carries no annotation of this rule (its absence says the same). Upstream writes
- * the no-stage value to every pod the rule selects; podops writes it only to replace a stage's value.
+ * `desired`, but not a pod being deleted, nor the no-stage value on a pod that carries no annotation of this rule
+ * (its absence says the same), and on a pod marked to leave (for a deletion or an eviction) only a rejection or
+ * the end of one: what holds it is worth a write, its passing is not. A write of a pod wakes its workload's
+ * controller, which, for a pod GraceDelete holds, retries every delete it was refused. Upstream writes every
+ * value to every pod the rule selects.
  */
 export function detailAnnotationWrites(annotation: string, desired: ReadonlyMap<string, string | null>, podNamed: (name: string) => Pod | undefined): [string, string | null][] {
   return [...desired].filter(([name, value]) => {
     const pod = podNamed(name);
     if (!pod || pod.metadata.deletionTimestamp) return false;
     const current = pod.metadata.annotations?.[annotation] ?? null;
-    return current !== value && !(current === null && value === NO_STAGE);
+    if (current === value || (current === null && value === NO_STAGE)) return false;
+    return !(markedForDeletion(pod) || wantsEviction(pod)) || value === null || rejects(value) || rejects(current);
   });
 }
 
