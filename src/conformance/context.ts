@@ -8,8 +8,7 @@ import { ApiError, isConflict, type KubeClient, type ObjectWithMeta } from '../k
 import { PODS, type ResourceType } from '../kube/resources.ts';
 import type { Capabilities } from './capabilities.ts';
 import { labelMismatches, type LabelExpectation } from './expect.ts';
-import { observedAnswer, observedPod } from './observe.ts';
-import { StepFailure, type Observed } from './scenario.ts';
+import { StepFailure, observedAnswer, observedPod, type Observed } from './observe.ts';
 
 /** How often a wait reads again: a few reads a second per scenario is nothing for an API server. */
 const POLL_MS = 100;

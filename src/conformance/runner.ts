@@ -3,10 +3,12 @@
 // deleting every namespace it made, also when the user stops the run.
 
 import type { KubeClient } from '../kube/client.ts';
-import { detectCapabilities, type Capabilities } from './capabilities.ts';
+import type { Capabilities } from './capabilities.ts';
 import { Interrupted, ScenarioContext } from './context.ts';
 import { awaitNamespacesGone, createNamespace, deleteNamespace, waitForServiceAccount } from './namespaces.ts';
-import { StepFailure, topicOf, type Observed, type Scenario } from './scenario.ts';
+import { StepFailure, type Observed } from './observe.ts';
+import { detectCapabilities } from './probes.ts';
+import { topicOf, type Scenario } from './scenario.ts';
 
 export interface RunOptions {
   client: KubeClient;

@@ -21,8 +21,8 @@ import { NODES, PODS } from '../../kube/resources.ts';
 import { PROTECTION_FINALIZER, podInService, removeFinalizer } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
 import { denialMismatches, labelMismatches, serviceReadyMismatches } from '../expect.ts';
-import { observedAnswer, observedPod } from '../observe.ts';
-import type { Observed, Scenario } from '../scenario.ts';
+import { observedAnswer, observedPod, type Observed } from '../observe.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** The lifecycle an implementation runs for a pod asked to leave: begun, and held in preparing by the finalizer. */
 async function heldInPreparing(ctx: ScenarioContext, pod: string, id: string, type: string, mark: string): Promise<void> {

@@ -8,7 +8,8 @@ import type { Deployment, ObjectMeta } from '../../api/kube.ts';
 import type { KubeObject } from '../../kube/client.ts';
 import { DEPLOYMENTS, JOBS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import type { ScenarioContext } from '../context.ts';
-import { StepFailure, type Scenario } from '../scenario.ts';
+import { StepFailure } from '../observe.ts';
+import type { Scenario } from '../scenario.ts';
 
 const NAME = 'web';
 const REVISION_ANNOTATION = 'conformance.podops.io/revision';

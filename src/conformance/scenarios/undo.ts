@@ -7,7 +7,8 @@ import { ID, TYPE, addFinalizer, begin, expectedFinalizer, finish, noLabelsOf, p
 import type { ScenarioContext } from '../context.ts';
 import { inServiceMismatches, serviceReadyMismatches } from '../expect.ts';
 import { RULE_POD_LABELS, createRule, releaseRejection, releaseRule, waitForRejection, waitForTargets } from '../rules.ts';
-import type { CapabilityName, Scenario } from '../scenario.ts';
+import type { CapabilityName } from '../capabilities.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** An expected finalizer nobody adds: the lifecycle cannot be cleaned up. */
 const NEVER_ADDED = 'conformance.podops.io/never-added';
