@@ -114,9 +114,10 @@ export async function detectCapabilities(ctx: ScenarioContext): Promise<Capabili
   let graceDelete: Capability;
   let gracefulEviction: Capabilities['gracefulEviction'];
   try {
-    await ctx.createControlledPod('probe');
-    graceDelete = await probeGraceDelete(ctx, 'probe');
-    gracefulEviction = await probeEviction(ctx, 'probe', validating);
+    const pod = ctx.name('probe');
+    await ctx.createControlledPod(pod);
+    graceDelete = await probeGraceDelete(ctx, pod);
+    gracefulEviction = await probeEviction(ctx, pod, validating);
   } catch (err) {
     if (!(err instanceof StepFailure || err instanceof ApiError)) throw err;
     const summary = `unknown: no controlled pod to probe with: ${err.message}`;
