@@ -1,10 +1,13 @@
 // The suite plays the two controllers the protocol expects besides the implementation, with plain label and
 // finalizer writes: an operation controller (begin, finish, undo) and a cooperation controller (a load balancer
-// that holds a protection finalizer while it routes to the pod, and lists it as expected).
+// that holds a protection finalizer while it routes to the pod, and lists it as expected); and, where a
+// scenario needs one, a controller that has nothing to do with the protocol and writes the pod all the time.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pod } from '../api/kube.ts';
 import { AVAILABLE_CONDITIONS_ANNOTATION, ID_LABEL_WORDS, PROTECTION_FINALIZER_PREFIX, idLabelKey } from '../api/protocol.ts';
 import { nowNanos } from '../kube/clock.ts';
+import { PODS } from '../kube/resources.ts';
 import type { PodOptions, ScenarioContext } from './context.ts';
 import { inServiceMismatches } from './expect.ts';
 
@@ -52,4 +55,33 @@ export const removeFinalizer = (ctx: ScenarioContext, pod: string): Promise<Pod>
 export async function podInService(ctx: ScenarioContext, name: string, options: Omit<PodOptions, 'uncontrolled'> = {}): Promise<Pod> {
   await ctx.createControlledPod(name, options);
   return ctx.waitForPod(name, `pod ${name} in service`, inServiceMismatches);
+}
+
+/** The annotation the unrelated writer counts in. */
+export const UNRELATED_WRITE_ANNOTATION = 'conformance.podops.io/unrelated-write';
+
+/**
+ * A controller unrelated to the protocol writing the pod every `everyMs` (a merge patch of its own annotation, as
+ * agents record a heartbeat), until stopped or the scenario's deadline. `stop` answers with the write refused,
+ * if one was: the writing ends there.
+ */
+export function unrelatedWrites(ctx: ScenarioContext, pod: string, everyMs: number): { stop(): Promise<Error | undefined> } {
+  let stopped = false;
+  const writing = (async (): Promise<Error | undefined> => {
+    for (let count = 1; !stopped && !ctx.signal.aborted; count++) {
+      try {
+        await ctx.client.patch(PODS, ctx.namespace, pod, 'merge', { metadata: { annotations: { [UNRELATED_WRITE_ANNOTATION]: String(count) } } }, { signal: ctx.signal });
+      } catch (err) {
+        return ctx.signal.aborted ? undefined : (err as Error);
+      }
+      await sleep(everyMs, undefined, { signal: ctx.signal }).catch(() => {});
+    }
+    return undefined;
+  })();
+  return {
+    stop: () => {
+      stopped = true;
+      return writing;
+    },
+  };
 }

@@ -7,9 +7,9 @@ import { CONTROL_LABEL, CONTROL_LABEL_VALUE, SERVICE_READY_GATE } from '../api/p
 import { ApiError, isConflict, type KubeClient, type ObjectWithMeta } from '../kube/client.ts';
 import { PODS, type ResourceType } from '../kube/resources.ts';
 import type { Capabilities } from './capabilities.ts';
-import { labelMismatches, type LabelExpectation } from './expect.ts';
-import { observedAnswer, observedPod } from './observe.ts';
-import { StepFailure, type Observed } from './scenario.ts';
+import { deviationLeaving, type KnownDeviation } from './deviations.ts';
+import { inServiceMismatches, labelMismatches, labelsOfLifecycles, type LabelExpectation } from './expect.ts';
+import { StepFailure, observedAnswer, observedPod, type Observed } from './observe.ts';
 
 /** How often a wait reads again: a few reads a second per scenario is nothing for an API server. */
 const POLL_MS = 100;
@@ -32,6 +32,10 @@ export class Interrupted extends Error {
 export interface ContextOptions {
   client: KubeClient;
   namespace: string;
+  /** Ends every name the scenario gives its objects: unique to the run (the random part of its namespace). */
+  suffix: string;
+  /** Makes another namespace of the suite for the scenario, deleted with its own. */
+  newNamespace(purpose: string): Promise<string>;
   image: string;
   /** performance.now() after which waits fail. */
   deadline: number;
@@ -53,35 +57,75 @@ export async function refusalOf(call: () => Promise<unknown>): Promise<{ refusal
   }
 }
 
+/** Labels of lifecycles that had ended, still on a pod back in service: reported beside the scenario's own result. */
+export interface Leftover {
+  /** The step that saw the pod back in service. */
+  step: string;
+  pod: string;
+  /** `key=value`. */
+  labels: string[];
+  /** The known deviation that leaves exactly these labels behind. */
+  deviation?: KnownDeviation;
+}
+
+/** What a scenario's steps record, shared by its contexts in other namespaces. */
+interface ScenarioLog {
+  step: string;
+  /** The known deviation that fails the step under way, if the implementation has it. */
+  detects?: KnownDeviation | undefined;
+  leftovers: Leftover[];
+}
+
 export class ScenarioContext {
   readonly client: KubeClient;
   readonly namespace: string;
   readonly image: string;
-  readonly #deadline: number;
-  readonly #interrupt: AbortSignal;
+  readonly #options: ContextOptions;
   /** Aborts the scenario's requests at the deadline or on an interrupt. */
   readonly signal: AbortSignal;
   readonly capabilities: Capabilities | undefined;
-  #step = 'set up';
+  readonly #log: ScenarioLog;
 
-  constructor(options: ContextOptions) {
+  constructor(options: ContextOptions, log: ScenarioLog = { step: 'set up', leftovers: [] }) {
+    this.#options = options;
     this.client = options.client;
     this.namespace = options.namespace;
     this.image = options.image;
-    this.#deadline = options.deadline;
-    this.#interrupt = options.interrupt;
     this.signal = options.signal;
     this.capabilities = options.capabilities;
+    this.#log = log;
   }
 
   /** The step under way, named in a failure. */
   get currentStep(): string {
-    return this.#step;
+    return this.#log.step;
   }
 
-  async step<T>(title: string, run: () => Promise<T>): Promise<T> {
-    this.#step = title;
+  /** The known deviation the step under way detects: named beside its failure. */
+  get currentDeviation(): KnownDeviation | undefined {
+    return this.#log.detects;
+  }
+
+  get leftovers(): readonly Leftover[] {
+    return this.#log.leftovers;
+  }
+
+  /** Runs a step; `detects` names the known deviation of an implementation that fails it. */
+  async step<T>(title: string, run: () => Promise<T>, options: { detects?: KnownDeviation } = {}): Promise<T> {
+    this.#log.step = title;
+    this.#log.detects = options.detects;
     return run();
+  }
+
+  /** The name of an object of the scenario: `base` made unique to the run. */
+  name(base: string): string {
+    return `${base}-${this.#options.suffix}`;
+  }
+
+  /** A context in another namespace of the suite, deleted with the scenario's; same deadline, names and steps. */
+  async otherNamespace(purpose: string): Promise<ScenarioContext> {
+    const namespace = await this.#options.newNamespace(purpose);
+    return new ScenarioContext({ ...this.#options, namespace }, this.#log);
   }
 
   /** A pod spec of the suite's image that needs nothing of the cluster: no service account token, the restricted Pod Security profile. */
@@ -163,6 +207,11 @@ export class ScenarioContext {
     });
   }
 
+  /** Sets or removes labels of a pod with a merge patch, which no other write can make conflict. */
+  patchLabels(name: string, labels: Record<string, string | null>): Promise<Pod> {
+    return this.client.patch<Pod>(PODS, this.namespace, name, 'merge', { metadata: { labels } }, { signal: this.signal });
+  }
+
   /**
    * Reads until `check` finds nothing wrong, and returns what it read. At the deadline, fails naming what it
    * waited for, what was still wrong and what it observed last.
@@ -177,14 +226,14 @@ export class ScenarioContext {
         if (wrong.length === 0) return value;
         observed = observe(value);
       } catch (err) {
-        if (this.#interrupt.aborted) throw new Interrupted('interrupted');
+        if (this.#options.interrupt.aborted) throw new Interrupted('interrupted');
         if (!this.signal.aborted) {
           wrong = [(err as Error).message];
           observed = observedAnswer(`a read while waiting for ${what}`, err);
         }
       }
-      if (this.#interrupt.aborted) throw new Interrupted('interrupted');
-      if (this.signal.aborted || performance.now() >= this.#deadline) {
+      if (this.#options.interrupt.aborted) throw new Interrupted('interrupted');
+      if (this.signal.aborted || performance.now() >= this.#options.deadline) {
         throw new StepFailure(`timed out waiting for ${what}${wrong.length ? `: ${wrong.join('; ')}` : ''}`, observed);
       }
       await sleep(POLL_MS, undefined, { signal: this.signal }).catch(() => {});
@@ -195,8 +244,33 @@ export class ScenarioContext {
     return this.waitFor(what, () => this.readPod(name), check, observedPod);
   }
 
+  /** Reads the pod for `ms`, and fails at the first read on which `check` finds something wrong. */
+  async podStays(name: string, what: string, ms: number, check: (pod: Pod) => string[]): Promise<void> {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      const pod = await this.readPod(name);
+      this.expect(what, check(pod), observedPod(pod));
+      await sleep(POLL_MS, undefined, { signal: this.signal });
+    }
+  }
+
   waitForLabels(name: string, what: string, expected: LabelExpectation): Promise<Pod> {
     return this.waitForPod(name, what, (pod) => labelMismatches(pod, expected));
+  }
+
+  /**
+   * Waits until the pod is back in service after its lifecycles `ids` ended. Labels of those lifecycles still on
+   * it do not fail the step: they are recorded as leftovers and reported apart, so that an implementation that
+   * leaves one behind still gets the result of what the scenario is about.
+   */
+  async backInService(pod: string, ids: readonly string[]): Promise<Pod> {
+    const served = await this.waitForPod(pod, `${pod} back in service`, inServiceMismatches);
+    const keys = labelsOfLifecycles(served, ids);
+    if (keys.length > 0) {
+      const deviation = deviationLeaving(keys);
+      this.#log.leftovers.push({ step: this.#log.step, pod: `${this.namespace}/${pod}`, labels: keys.map((key) => `${key}=${served.metadata.labels![key]}`), ...(deviation && { deviation }) });
+    }
+    return served;
   }
 
   waitForObject<T extends ObjectWithMeta>(type: ResourceType, name: string, what: string, check: (object: T) => string[]): Promise<T> {

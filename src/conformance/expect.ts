@@ -2,7 +2,7 @@
 // conditions, which finalizers. Each check returns what is wrong, in words; nothing wrong is an empty list.
 
 import type { Pod } from '../api/kube.ts';
-import { SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, SERVICE_READY_MESSAGE } from '../api/protocol.ts';
+import { ID_LABEL_WORDS, SERVICE_AVAILABLE_LABEL, idLabelKey, SERVICE_READY_GATE, SERVICE_READY_MESSAGE } from '../api/protocol.ts';
 
 /** Per label key: the exact value, `true` for present with any value, `false` for absent. */
 export type LabelExpectation = Record<string, string | boolean>;
@@ -28,6 +28,14 @@ export const labelsWithPrefix = (pod: Pod, ...prefixes: string[]): string[] =>
   Object.keys(pod.metadata.labels ?? {})
     .filter((key) => prefixes.some((prefix) => key.startsWith(prefix)))
     .sort();
+
+/** The keys of the pod's per-ID labels of these lifecycles, sorted. */
+export function labelsOfLifecycles(pod: Pod, ids: readonly string[]): string[] {
+  const keys = new Set(ids.flatMap((id) => ID_LABEL_WORDS.map((word) => idLabelKey(word, id))));
+  return Object.keys(pod.metadata.labels ?? {})
+    .filter((key) => keys.has(key))
+    .sort();
+}
 
 const conditionOf = (pod: Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type);
 

@@ -1,8 +1,9 @@
 // The run as JUnit XML, which CI systems show as test results: a test suite per topic, a test case per
-// scenario, a failure with its step and what was observed, skips with their reason, and what the implementation
-// offers as properties.
+// scenario, a failure with its step, what was observed, the known deviation that fails the step and the labels
+// left behind, skips with their reason, and what the implementation offers as properties.
 
 import { observedLines } from './observe.ts';
+import { deviationText, leftoverText } from './report.ts';
 import type { Report, ScenarioResult } from './runner.ts';
 
 /** XML text and attribute values: the five escapes, and no control characters XML 1.0 forbids. */
@@ -22,8 +23,16 @@ function testcase(result: ScenarioResult): string {
   const open = `    <testcase classname="podops.conformance.${xml(result.topic)}" name="${xml(result.name)}: ${xml(result.title)}" time="${seconds(result.durationMs)}"`;
   if (result.status === 'passed') return `${open}/>`;
   if (result.status === 'failed') {
-    const body = [`step: ${result.step ?? ''}`, result.message ?? '', ...(result.observed ? observedLines(result.observed) : []), ...(result.namespace ? [`namespace: ${result.namespace}`] : [])];
-    return `${open}>\n      <failure message="${xml(`${result.step}: ${result.message}`)}" type="StepFailure">${xml(body.join('\n'))}</failure>\n    </testcase>`;
+    const leftovers = (result.leftovers ?? []).flatMap((l) => [`leftover: ${leftoverText(l)}`, ...(l.deviation ? [`known: ${deviationText(l.deviation)}`] : [])]);
+    const body = [
+      ...(result.step ? [`step: ${result.step}`, result.message ?? ''] : []),
+      ...(result.observed ? observedLines(result.observed) : []),
+      ...(result.deviation ? [`known: ${deviationText(result.deviation)}`] : []),
+      ...leftovers,
+      ...(result.namespace ? [`namespace: ${result.namespace}`] : []),
+    ];
+    const [message, type] = result.step ? [`${result.step}: ${result.message}`, 'StepFailure'] : ['labels of ended lifecycles were left behind', 'LeftoverLabels'];
+    return `${open}>\n      <failure message="${xml(message)}" type="${type}">${xml(body.join('\n'))}</failure>\n    </testcase>`;
   }
   return `${open}>\n      <skipped message="${xml(result.reason ?? result.status)}"/>\n    </testcase>`;
 }

@@ -1,9 +1,24 @@
 // What a scenario saw, in the words of the report: a pod's labels, annotations, finalizers, conditions and
-// containers, or the API server's answer to a request.
+// containers, or the API server's answer to a request; and the failure of a step, which carries it.
 
 import type { Pod } from '../api/kube.ts';
 import { ApiError } from '../kube/client.ts';
-import type { Observed } from './scenario.ts';
+
+/** The state a failed step saw, as the report shows it. */
+export type Observed =
+  | { kind: 'Pod'; name: string; phase?: string; labels: Record<string, string>; annotations: Record<string, string>; finalizers: string[]; conditions: string[]; containers: string[]; deleting: boolean }
+  | { kind: 'Answer'; request: string; code?: number; message: string }
+  | { kind: 'Object'; name: string; state: unknown };
+
+/** A step's expectation that did not hold: which step, what was expected, and what was there instead. */
+export class StepFailure extends Error {
+  override name = 'StepFailure';
+  readonly observed: Observed | undefined;
+  constructor(message: string, observed?: Observed) {
+    super(message);
+    this.observed = observed;
+  }
+}
 
 interface ContainerStatus {
   name: string;

@@ -7,8 +7,8 @@ import type { TransitionStage } from '../api/protocol.ts';
 import { PODTRANSITIONRULES } from '../kube/resources.ts';
 import type { ScenarioContext } from './context.ts';
 
-/** The selector of every scenario rule: the pods a scenario creates for rules carry it. */
-export const RULE_POD_LABELS = { app: 'web' };
+/** The selector of a scenario's rules, unique to the run as its names are: the pods it creates for rules carry it. */
+export const ruleSelected = (ctx: ScenarioContext): Record<string, string> => ({ app: ctx.name('web') });
 
 /** The label a labelCheck rule of the scenarios requires (`=true`): a pod without it is held in the rule's stage. */
 export const RELEASE_LABEL = 'conformance.podops.io/release';
@@ -20,7 +20,7 @@ export const releaseRule = (name: string, stage?: TransitionStage): TransitionRu
 export const releaseRejection = (ctx: ScenarioContext, pod: string): string => `block by label check policy, pod ${ctx.namespace}/${pod} labels not match ${RELEASE_LABEL}=true`;
 
 export async function createRule(ctx: ScenarioContext, name: string, rules: TransitionRule[]): Promise<void> {
-  const rule: PodTransitionRule = { apiVersion: PTR_API_VERSION, kind: PTR_KIND, metadata: { name, namespace: ctx.namespace }, spec: { selector: { matchLabels: RULE_POD_LABELS }, rules } };
+  const rule: PodTransitionRule = { apiVersion: PTR_API_VERSION, kind: PTR_KIND, metadata: { name, namespace: ctx.namespace }, spec: { selector: { matchLabels: ruleSelected(ctx) }, rules } };
   await ctx.client.create(PODTRANSITIONRULES, rule, { signal: ctx.signal });
 }
 

@@ -21,8 +21,8 @@ import { NODES, PODS } from '../../kube/resources.ts';
 import { PROTECTION_FINALIZER, podInService, removeFinalizer } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
 import { denialMismatches, labelMismatches, serviceReadyMismatches } from '../expect.ts';
-import { observedAnswer, observedPod } from '../observe.ts';
-import type { Observed, Scenario } from '../scenario.ts';
+import { observedAnswer, observedPod, type Observed } from '../observe.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** The lifecycle an implementation runs for a pod asked to leave: begun, and held in preparing by the finalizer. */
 async function heldInPreparing(ctx: ScenarioContext, pod: string, id: string, type: string, mark: string): Promise<void> {
@@ -65,7 +65,7 @@ const departure = (d: Departure): Scenario => ({
   title: d.title,
   requires: d.requires,
   async run(ctx) {
-    const pod = 'web';
+    const pod = ctx.name('web');
     await ctx.step('a pod in service behind the cooperation controller', () => podInService(ctx, pod, { finalizers: [PROTECTION_FINALIZER] }));
     await ctx.step(d.ask.step, async () => {
       const refusal = await ctx.expectRefusal(d.ask.request, () => d.ask.send(ctx, pod));
@@ -117,7 +117,7 @@ const graceDelete = departure({
   requires: ['graceDelete'],
   ask: {
     step: 'DELETE: refused, naming the protection finalizer',
-    request: 'delete pod web',
+    request: 'the DELETE of the pod',
     send: (ctx, pod) => ctx.client.delete(PODS, ctx.namespace, pod, { signal: ctx.signal }),
     check: (refusal) => denialMismatches(refusal.status.message ?? refusal.message, GRACE_DELETE_WEBHOOK_NAME, `${GRACE_DELETE_MESSAGE} with finalizers: [${PROTECTION_FINALIZER}]`),
   },
@@ -133,7 +133,7 @@ const eviction = departure({
   requires: ['gracefulEviction'],
   ask: {
     step: 'evict (its node cordoned as kubectl drain cordons first, if podops defers only then): deferred with 429',
-    request: 'evict pod web',
+    request: 'the eviction of the pod',
     send: (ctx, pod) => whileCordoned(ctx, pod, () => evict(ctx, pod)),
     check: (refusal) => [
       ...(isTooManyRequests(refusal) ? [] : [`answered ${refusal.code}, expected 429`]),

@@ -1,10 +1,12 @@
 // The lifecycle itself: the readiness gate on a new pod, one lifecycle through every phase with the suite as
-// operation and cooperation controller, two lifecycles meeting at operated, and the per-type permission.
+// operation and cooperation controller, two lifecycles meeting at operated, the per-type permission, and a
+// lifecycle's clean end while another controller keeps writing the pod.
 
 import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, idLabelKey, operationPermissionKey, OPERATION_PERMISSION_PREFIX } from '../../api/protocol.ts';
 import { nowNanos } from '../../kube/clock.ts';
-import { ID, PROTECTION_FINALIZER, TYPE, addFinalizer, begin, expectedFinalizer, finish, noLabelsOf, podInService, removeFinalizer, undo } from '../actors.ts';
-import { inServiceMismatches, labelsWithPrefix, readyMismatches, serviceReadyMismatches } from '../expect.ts';
+import { ID, PROTECTION_FINALIZER, TYPE, addFinalizer, begin, expectedFinalizer, finish, noLabelsOf, podInService, removeFinalizer, undo, unrelatedWrites } from '../actors.ts';
+import { ORPHAN_POST_CHECKED } from '../deviations.ts';
+import { inServiceMismatches, labelMismatches, labelsWithPrefix, readyMismatches, serviceReadyMismatches } from '../expect.ts';
 import { observedPod } from '../observe.ts';
 import type { Scenario } from '../scenario.ts';
 
@@ -14,18 +16,19 @@ const readinessGate: Scenario = {
   name: 'lifecycle/readiness-gate',
   title: 'a controlled pod gets the service-ready gate on create, the gate turns True and the pod becomes service-available',
   async run(ctx) {
-    await ctx.step('create a controlled pod: the service-ready gate is injected', () => ctx.createControlledPod('gated'));
+    const gated = ctx.name('gated');
+    await ctx.step('create a controlled pod: the service-ready gate is injected', () => ctx.createControlledPod(gated));
     await ctx.step('create a controlled pod that already has the gate: it is not added twice', async () => {
-      const pod = await ctx.createControlledPod('has-gate', { withGate: true });
+      const pod = await ctx.createControlledPod(ctx.name('has-gate'), { withGate: true });
       const gates = (pod.spec?.readinessGates ?? []).filter((g) => g.conditionType === SERVICE_READY_GATE).length;
       ctx.expect('the created pod', gates === 1 ? [] : [`${gates} readiness gates ${SERVICE_READY_GATE}, expected 1`], observedPod(pod));
     });
     await ctx.step(`create a pod without ${CONTROL_LABEL}: it is left alone`, async () => {
-      const pod = await ctx.createPod('uncontrolled', { uncontrolled: true });
+      const pod = await ctx.createPod(ctx.name('uncontrolled'), { uncontrolled: true });
       ctx.expect('the created pod', (pod.spec?.readinessGates ?? []).length > 0 ? [`readiness gates ${JSON.stringify(pod.spec?.readinessGates)}, expected none`] : [], observedPod(pod));
     });
     await ctx.step(`the implementation sets ${SERVICE_READY_GATE} True, the pod becomes Ready and is labelled service-available`, () =>
-      ctx.waitForPod('gated', 'the pod in service', inServiceMismatches),
+      ctx.waitForPod(gated, 'the pod in service', inServiceMismatches),
     );
   },
 };
@@ -34,7 +37,7 @@ const oneLifecycle: Scenario = {
   name: 'lifecycle/one-id',
   title: 'one lifecycle through PreCheck, Preparing, Operating, PostCheck and Completing back to service-available',
   async run(ctx) {
-    const pod = 'web';
+    const pod = ctx.name('web');
     await ctx.step('a new pod is service-available only once the finalizer its cooperation controller expects is on it', async () => {
       await ctx.createControlledPod(pod, { annotations: expectedFinalizer(ctx, PROTECTION_FINALIZER) });
       const ready = await ctx.waitForPod(pod, 'the pod Ready', (p) => [...serviceReadyMismatches(p, 'True'), ...readyMismatches(p, true)]);
@@ -101,7 +104,7 @@ const twoLifecycles: Scenario = {
   name: 'lifecycle/two-ids',
   title: 'two lifecycles of different types wait for each other at operated and end together',
   async run(ctx) {
-    const pod = 'web';
+    const pod = ctx.name('web');
     const [a, b] = [
       { id: 'upgrade', type: 'update' },
       { id: 'restart', type: 'restart' },
@@ -129,9 +132,7 @@ const twoLifecycles: Scenario = {
         [key('post-check', b.id)]: true,
       });
     });
-    await ctx.step('both complete and are cleaned up: service-available again', () =>
-      ctx.waitForLabels(pod, 'service-available with no lifecycle left', { ...noLabelsOf(a.id), ...noLabelsOf(b.id), [SERVICE_AVAILABLE_LABEL]: true }),
-    );
+    await ctx.step('both complete and are cleaned up: back in service', () => ctx.backInService(pod, [a.id, b.id]));
   },
 };
 
@@ -139,7 +140,7 @@ const operationPermission: Scenario = {
   name: 'lifecycle/operation-permission',
   title: 'operation-permission is granted per type with pre-checked, stays while an ID of the type is pre-checked, and goes at operated',
   async run(ctx) {
-    const pod = 'web';
+    const pod = ctx.name('web');
     const [a, b] = ['first', 'second'];
     await ctx.step('a pod in service behind the cooperation controller', async () => {
       await podInService(ctx, pod, { finalizers: [PROTECTION_FINALIZER] });
@@ -166,8 +167,50 @@ const operationPermission: Scenario = {
       const finished = await finish(ctx, pod, b);
       ctx.expectLabels(finished, `the answer to finishing ${b}`, { [key('operated', b)]: true, [operationPermissionKey(TYPE)]: false });
     });
-    await ctx.step('the lifecycle ends: service-available again', () => ctx.waitForLabels(pod, 'service-available', { ...noLabelsOf(b), [SERVICE_AVAILABLE_LABEL]: true }));
+    await ctx.step('the lifecycle ends: back in service', () => ctx.backInService(pod, [a, b]));
   },
 };
 
-export const lifecycleScenarios: readonly Scenario[] = [readinessGate, oneLifecycle, twoLifecycles, operationPermission];
+/** How many lifecycles the clean-end scenario runs one after the other, with the same ID. */
+const CLEAN_END_ROUNDS = 2;
+/** How often its unrelated writes land: several in the moment a lifecycle is cleaned up. */
+const UNRELATED_WRITE_MS = 20;
+/** How long it watches an ended lifecycle for a label coming back, the writes still landing. */
+const CLEAN_END_WATCH_MS = 1000;
+
+const cleanEnd: Scenario = {
+  name: 'lifecycle/clean-end',
+  title: 'no label of an ended lifecycle is left or comes back while unrelated writes land, and the next lifecycle of the ID goes through PostCheck',
+  async run(ctx) {
+    const pod = ctx.name('web');
+    await ctx.step('a pod in service', () => podInService(ctx, pod));
+    for (let round = 1; round <= CLEAN_END_ROUNDS; round++) {
+      const which = `lifecycle ${round} of ${CLEAN_END_ROUNDS}`;
+      await ctx.step(`${which}: begin; operate`, async () => {
+        await begin(ctx, pod);
+        await ctx.waitForLabels(pod, 'operate', { [key('operate', ID)]: true });
+      });
+      const writes = unrelatedWrites(ctx, pod, UNRELATED_WRITE_MS);
+      let refused: Error | undefined;
+      try {
+        // A post-checked the previous lifecycle left behind makes this one skip PostCheck. Finished with a merge
+        // patch: an update guarded by the resourceVersion would conflict with the writes again and again.
+        await ctx.step(`${which}: finish, with unrelated writes landing every ${UNRELATED_WRITE_MS} ms from now on: post-check in that write`, async () => {
+          const finished = await ctx.patchLabels(pod, { [key('operating', ID)]: null });
+          ctx.expectLabels(finished, 'the answer to the finish write', { [key('operated', ID)]: true, [key('post-check', ID)]: true, [key('post-checked', ID)]: false });
+        }, round > 1 ? { detects: ORPHAN_POST_CHECKED } : {});
+        // Back in service, a conforming implementation has removed every label of the ID (service-available comes
+        // back only once the lifecycle is cleaned up), so a label of it from now on is one put back.
+        await ctx.step(`${which}: back in service; no label of the ID is left, and none comes back within ${CLEAN_END_WATCH_MS / 1000} s of writes`, async () => {
+          await ctx.waitForPod(pod, 'the pod back in service', inServiceMismatches);
+          await ctx.podStays(pod, `no label of the ID is left or comes back within ${CLEAN_END_WATCH_MS / 1000} s`, CLEAN_END_WATCH_MS, (p) => labelMismatches(p, noLabelsOf(ID)));
+        }, { detects: ORPHAN_POST_CHECKED });
+      } finally {
+        refused = await writes.stop();
+      }
+      await ctx.step(`${which}: every unrelated write was accepted`, async () => ctx.expect('the unrelated writes', refused ? [`one was refused: ${refused.message}`] : []));
+    }
+  },
+};
+
+export const lifecycleScenarios: readonly Scenario[] = [readinessGate, oneLifecycle, twoLifecycles, operationPermission, cleanEnd];

@@ -8,23 +8,26 @@ import type { Deployment, ObjectMeta } from '../../api/kube.ts';
 import type { KubeObject } from '../../kube/client.ts';
 import { DEPLOYMENTS, JOBS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import type { ScenarioContext } from '../context.ts';
-import { StepFailure, type Scenario } from '../scenario.ts';
+import { StepFailure } from '../observe.ts';
+import type { Scenario } from '../scenario.ts';
 
-const NAME = 'web';
+/** The Deployment and its RolloutLifecycle. */
+const nameIn = (ctx: ScenarioContext): string => ctx.name('web');
 const REVISION_ANNOTATION = 'conformance.podops.io/revision';
 
 async function hookedDeployment(ctx: ScenarioContext, hook: LifecycleHook): Promise<void> {
-  const labels = { app: NAME };
+  const name = nameIn(ctx);
+  const labels = { app: name };
   await ctx.client.create(DEPLOYMENTS, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: NAME, namespace: ctx.namespace },
+    metadata: { name, namespace: ctx.namespace },
     spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { [REVISION_ANNOTATION]: '1' } }, spec: ctx.podSpec() } },
   }, { signal: ctx.signal });
-  const rl: RolloutLifecycle = { apiVersion: RL_API_VERSION, kind: RL_KIND, metadata: { name: NAME, namespace: ctx.namespace }, spec: { targetRef: { kind: 'Deployment', name: NAME }, hooks: [hook] } };
+  const rl: RolloutLifecycle = { apiVersion: RL_API_VERSION, kind: RL_KIND, metadata: { name, namespace: ctx.namespace }, spec: { targetRef: { kind: 'Deployment', name }, hooks: [hook] } };
   await ctx.client.create(ROLLOUTLIFECYCLES, rl, { signal: ctx.signal });
-  await ctx.waitForObject<Deployment>(DEPLOYMENTS, NAME, 'the Deployment labelled for its RolloutLifecycle and available', (d) => [
-    ...(d.metadata.labels?.[RL_WORKLOAD_LABEL] === NAME ? [] : [`label ${RL_WORKLOAD_LABEL} is ${d.metadata.labels?.[RL_WORKLOAD_LABEL] ?? 'missing'}, expected ${NAME}`]),
+  await ctx.waitForObject<Deployment>(DEPLOYMENTS, name, 'the Deployment labelled for its RolloutLifecycle and available', (d) => [
+    ...(d.metadata.labels?.[RL_WORKLOAD_LABEL] === name ? [] : [`label ${RL_WORKLOAD_LABEL} is ${d.metadata.labels?.[RL_WORKLOAD_LABEL] ?? 'missing'}, expected ${name}`]),
     ...rolledOutMismatches(d),
   ]);
 }
@@ -37,9 +40,9 @@ function rolledOutMismatches(d: Deployment): string[] {
 
 /** Changes the pod template; the answer must already be held: paused, with the rollout recorded. */
 async function changeTemplate(ctx: ScenarioContext): Promise<void> {
-  const changed = await ctx.client.patch<Deployment>(DEPLOYMENTS, ctx.namespace, NAME, 'merge', { spec: { template: { metadata: { annotations: { [REVISION_ANNOTATION]: '2' } } } } }, { signal: ctx.signal });
+  const changed = await ctx.client.patch<Deployment>(DEPLOYMENTS, ctx.namespace, nameIn(ctx), 'merge', { spec: { template: { metadata: { annotations: { [REVISION_ANNOTATION]: '2' } } } } }, { signal: ctx.signal });
   const wrong = [...(changed.spec?.paused === true ? [] : [`spec.paused is ${changed.spec?.paused}, expected true`]), ...(changed.metadata.annotations?.[RL_ROLLOUT_ANNOTATION] ? [] : [`annotation ${RL_ROLLOUT_ANNOTATION} is missing`])];
-  if (wrong.length > 0) throw new StepFailure(`the answer to the template change: ${wrong.join('; ')}`, { kind: 'Object', name: `Deployment ${NAME}`, state: { metadata: changed.metadata, spec: { paused: changed.spec?.paused } } });
+  if (wrong.length > 0) throw new StepFailure(`the answer to the template change: ${wrong.join('; ')}`, { kind: 'Object', name: `Deployment ${nameIn(ctx)}`, state: { metadata: changed.metadata, spec: { paused: changed.spec?.paused } } });
 }
 
 const waitForHookJob = (ctx: ScenarioContext, hook: string) =>
@@ -51,13 +54,13 @@ const waitForHookJob = (ctx: ScenarioContext, hook: string) =>
   );
 
 const waitForPhase = (ctx: ScenarioContext, rolloutPhase: string, hookPhase: string) =>
-  ctx.waitForObject<RolloutLifecycle>(ROLLOUTLIFECYCLES, NAME, `the rollout ${rolloutPhase}, its hook ${hookPhase}`, (rl) => {
+  ctx.waitForObject<RolloutLifecycle>(ROLLOUTLIFECYCLES, nameIn(ctx), `the rollout ${rolloutPhase}, its hook ${hookPhase}`, (rl) => {
     const phases = `rollout ${rl.status?.rollout?.phase ?? 'none'}, hooks ${JSON.stringify((rl.status?.hooks ?? []).map((h) => `${h.name}:${h.phase}`))}`;
     return rl.status?.rollout?.phase === rolloutPhase && rl.status.hooks?.[0]?.phase === hookPhase ? [] : [phases];
   });
 
 const released = (ctx: ScenarioContext) =>
-  ctx.waitForObject<Deployment>(DEPLOYMENTS, NAME, 'the Deployment released and rolled out', (d) => [
+  ctx.waitForObject<Deployment>(DEPLOYMENTS, nameIn(ctx), 'the Deployment released and rolled out', (d) => [
     ...(d.spec?.paused ? ['spec.paused is true'] : []),
     ...(d.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] ? [`annotation ${RL_USER_SETTINGS_ANNOTATION} is still there`] : []),
     ...rolledOutMismatches(d),
@@ -91,11 +94,11 @@ const abortHolds: Scenario = {
     await ctx.step('change the pod template: the Deployment is held in that write', () => changeTemplate(ctx));
     await ctx.step('the hook fails: the rollout is Failed and stays held', async () => {
       await waitForPhase(ctx, 'Failed', 'Failed');
-      const held = await ctx.client.get<Deployment>(DEPLOYMENTS, ctx.namespace, NAME, ctx.signal);
-      if (!held.spec?.paused) throw new StepFailure('the Deployment of a failed rollout is not held: spec.paused is not true', { kind: 'Object', name: `Deployment ${NAME}`, state: held.spec });
+      const held = await ctx.client.get<Deployment>(DEPLOYMENTS, ctx.namespace, nameIn(ctx), ctx.signal);
+      if (!held.spec?.paused) throw new StepFailure('the Deployment of a failed rollout is not held: spec.paused is not true', { kind: 'Object', name: `Deployment ${held.metadata.name}`, state: held.spec });
     });
     await ctx.step('delete the RolloutLifecycle: the Deployment is released and rolls out', async () => {
-      await ctx.client.delete(ROLLOUTLIFECYCLES, ctx.namespace, NAME, { signal: ctx.signal });
+      await ctx.client.delete(ROLLOUTLIFECYCLES, ctx.namespace, nameIn(ctx), { signal: ctx.signal });
       await released(ctx);
     });
   },

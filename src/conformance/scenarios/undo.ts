@@ -5,9 +5,10 @@
 import { AVAILABLE_CONDITIONS_ANNOTATION, PRE_CHECK_STAGE, POST_CHECK_STAGE, idLabelKey, operationPermissionKey, type IdLabelWord } from '../../api/protocol.ts';
 import { ID, TYPE, addFinalizer, begin, expectedFinalizer, finish, noLabelsOf, podInService, undo } from '../actors.ts';
 import type { ScenarioContext } from '../context.ts';
-import { inServiceMismatches, serviceReadyMismatches } from '../expect.ts';
-import { RULE_POD_LABELS, createRule, releaseRejection, releaseRule, waitForRejection, waitForTargets } from '../rules.ts';
-import type { CapabilityName, Scenario } from '../scenario.ts';
+import { serviceReadyMismatches } from '../expect.ts';
+import { createRule, releaseRejection, releaseRule, ruleSelected, waitForRejection, waitForTargets } from '../rules.ts';
+import type { CapabilityName } from '../capabilities.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** An expected finalizer nobody adds: the lifecycle cannot be cleaned up. */
 const NEVER_ADDED = 'conformance.podops.io/never-added';
@@ -33,10 +34,10 @@ const ruleHold = (stage: typeof PRE_CHECK_STAGE | typeof POST_CHECK_STAGE, word:
   finished,
   requires: ['podTransitionRule'],
   async hold(ctx, pod) {
-    await createRule(ctx, 'hold', [releaseRule('release', stage)]);
-    await waitForTargets(ctx, 'hold', [pod]);
+    await createRule(ctx, ctx.name('hold'), [releaseRule('release', stage)]);
+    await waitForTargets(ctx, ctx.name('hold'), [pod]);
   },
-  held: (ctx, pod) => waitForRejection(ctx, 'hold', pod, stage, 'release', releaseRejection(ctx, pod)),
+  held: (ctx, pod) => waitForRejection(ctx, ctx.name('hold'), pod, stage, 'release', releaseRejection(ctx, pod)),
 });
 
 const holds: Hold[] = [
@@ -66,8 +67,8 @@ const undoIn = (h: Hold): Scenario => ({
   title: `undo in ${h.phase} removes every label of the lifecycle in the undo write, and the pod returns to service`,
   ...(h.requires && { requires: h.requires }),
   async run(ctx) {
-    const pod = 'web';
-    await ctx.step('a pod in service', () => podInService(ctx, pod, { labels: RULE_POD_LABELS }));
+    const pod = ctx.name('web');
+    await ctx.step('a pod in service', () => podInService(ctx, pod, { labels: ruleSelected(ctx) }));
     await ctx.step(`hold the lifecycle in ${h.phase}`, () => h.hold(ctx, pod));
     await ctx.step(`begin${h.finished ? ', wait for operate, finish' : ''}`, async () => {
       await begin(ctx, pod);
@@ -84,9 +85,7 @@ const undoIn = (h: Hold): Scenario => ({
       ctx.expectLabels(undone, 'the answer to the undo write', { ...noLabelsOf(ID), [operationPermissionKey(TYPE)]: false });
     });
     if (h.release) await ctx.step('the hold is taken away', () => h.release!(ctx, pod));
-    await ctx.step('the pod returns to service: the gate True, Ready, service-available', () =>
-      ctx.waitForPod(pod, 'the pod in service', inServiceMismatches),
-    );
+    await ctx.step('the pod returns to service: the gate True, Ready, service-available', () => ctx.backInService(pod, [ID]));
   },
 });
 

@@ -15,8 +15,10 @@ async function deniedWrite(ctx: ScenarioContext, request: string, write: () => P
   ctx.expect(`the answer to ${request}`, denialMismatches(refusal.status.message ?? refusal.message, LIFECYCLE_WEBHOOK_NAME, error, exact), observedAnswer(request, refusal));
 }
 
-const denied = (ctx: ScenarioContext, pod: string, options: PodOptions, error: string, exact = true): Promise<void> =>
-  deniedWrite(ctx, `create pod ${pod}`, () => ctx.createPod(pod, options), error, exact);
+const denied = (ctx: ScenarioContext, base: string, options: PodOptions, error: string, exact = true): Promise<void> => {
+  const pod = ctx.name(base);
+  return deniedWrite(ctx, `create pod ${pod}`, () => ctx.createPod(pod, options), error, exact);
+};
 
 const NOT_JSON = '{"expectedFinalizers":';
 
@@ -28,16 +30,18 @@ const availableConditions: Scenario = {
   title: `${AVAILABLE_CONDITIONS_ANNOTATION} must be JSON: a create is refused, an update of a pod in a lifecycle is denied by the validation`,
   async run(ctx) {
     await ctx.step(`create a pod whose ${AVAILABLE_CONDITIONS_ANNOTATION} is not JSON: refused by the webhooks`, async () => {
-      const request = 'create pod bad-json';
-      const refusal = await ctx.expectRefusal(request, () => ctx.createPod('bad-json', { annotations: { [AVAILABLE_CONDITIONS_ANNOTATION]: NOT_JSON } }));
+      const pod = ctx.name('bad-json');
+      const request = `create pod ${pod}`;
+      const refusal = await ctx.expectRefusal(request, () => ctx.createPod(pod, { annotations: { [AVAILABLE_CONDITIONS_ANNOTATION]: NOT_JSON } }));
       const message = refusal.status.message ?? refusal.message;
       ctx.expect(`the answer to ${request}`, message.includes('admission webhook') ? [] : [`the answer ${JSON.stringify(message)} is no webhook's`], observedAnswer(request, refusal));
     });
     await ctx.step('update a pod in a lifecycle to carry it: denied', async () => {
-      await ctx.createControlledPod('updated');
-      await begin(ctx, 'updated');
-      const write = () => ctx.updatePod('updated', (p) => void ((p.metadata.annotations ??= {})[AVAILABLE_CONDITIONS_ANNOTATION] = NOT_JSON));
-      await deniedWrite(ctx, 'update pod updated', write, '', false);
+      const pod = ctx.name('updated');
+      await ctx.createControlledPod(pod);
+      await begin(ctx, pod);
+      const write = () => ctx.updatePod(pod, (p) => void ((p.metadata.annotations ??= {})[AVAILABLE_CONDITIONS_ANNOTATION] = NOT_JSON));
+      await deniedWrite(ctx, `update pod ${pod}`, write, '', false);
     });
   },
 };
