@@ -14,9 +14,9 @@ import { MAX_TRANSITION_RULES } from '../../src/api/podtransitionrule.ts';
 import { CERT_SECRET, OPERATOR_NAMESPACE, registerWebhooks } from '../../src/cli/local-stack.ts';
 import { PODS, PODTRANSITIONRULES, SECRETS } from '../../src/kube/resources.ts';
 import { generateCA, generateClientCertificate } from '../../src/webhook/certificates.ts';
-import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
+import { hostileRequests, hostileReviews, sendRaw, targetOf, uniqueKindReview } from '../support/hostile-http.ts';
 import { freePort } from '../support/wait.ts';
-import { post } from '../support/tls.ts';
+import { post, postAll } from '../support/tls.ts';
 import { reviewBody } from '../support/admission-review.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
@@ -66,6 +66,29 @@ describe('the webhook port under attack', () => {
       }),
     );
     assert.notEqual(await stack.operator.metric('controller_runtime_webhook_panics_total'), undefined, 'metrics still served');
+  });
+
+  test('reviews of kinds named after members of Object.prototype are answered as any kind nobody handles', async () => {
+    const panics = await stack.operator.metric('controller_runtime_webhook_panics_total');
+    for (const path of ['/mutating-generic', '/validating-generic']) {
+      for (const [what, body] of hostileReviews()) {
+        const answer = await post(address(), path, body, ca);
+        assert.equal(answer.status, 200, `${what} on ${path}`);
+        const response = (JSON.parse(answer.text) as { response: { allowed: boolean; status?: { message: string } } }).response;
+        assert.deepEqual([response.allowed, response.status?.message], [true, undefined], `${what} on ${path}: allowed, as a kind nobody handles`);
+      }
+    }
+    assert.equal(await stack.operator.metric('controller_runtime_webhook_panics_total'), panics, 'no handler failed');
+  });
+
+  test('10,000 reviews of distinct kinds leave /metrics under 1 MB: a kind nobody serves is labelled other', async () => {
+    const statuses = await postAll(address(), '/validating-generic', Array.from({ length: 10_000 }, (_, i) => uniqueKindReview(i)), ca);
+    assert.ok(statuses.every((status) => status === 200));
+    const text = await (await fetch(`http://127.0.0.1:${stack.operator.metricsPort}/metrics`)).text();
+    assert.ok(Buffer.byteLength(text) < 1024 * 1024, `/metrics is ${Buffer.byteLength(text)} bytes`);
+    assert.ok(!text.includes('Forged'), 'no forged kind is a label');
+    assert.ok((await stack.operator.metric('podops_admission_review_duration_seconds_count{webhook="/validating-generic",kind="other",operation="CREATE",verdict="allowed"}'))! >= 10_000);
+    assert.ok(alive());
   });
 
   const deleteReview = (oldObject: unknown): string =>
