@@ -3,6 +3,8 @@
 // trust hold for anything that arrives over the network (an AdmissionReview may be forged). Only the
 // shape is checked; bounds and formats are the API server's business.
 
+import { ownMember } from './own-member.ts';
+
 type Schema = Record<string, unknown>;
 
 const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
@@ -50,7 +52,7 @@ export function shapeProblem(value: unknown, schema: Schema, path: string): stri
       const properties = currentSchema.properties as Record<string, Schema> | undefined;
       const values = currentSchema.additionalProperties as Schema | undefined;
       for (const [key, child] of Object.entries(current)) {
-        const childSchema = properties?.[key] ?? (typeof values === 'object' ? values : undefined);
+        const childSchema = ownMember(properties, key) ?? (typeof values === 'object' ? values : undefined);
         if (childSchema) pending.push([child, childSchema, `${where}.${key}`]);
       }
     }
