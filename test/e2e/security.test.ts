@@ -91,6 +91,58 @@ describe('the webhook port under attack', () => {
     assert.ok(alive());
   });
 
+  const rolloutLifecycleReview = (hooks: unknown[], oldHooks?: unknown[]): string => {
+    const rl = (list: unknown[]) => ({ apiVersion: 'apps.kusionstack.io/v1alpha1', kind: 'RolloutLifecycle', metadata: { name: 'forged', namespace: 'attack' }, spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, hooks: list } });
+    return reviewBody({
+      uid: 'forged-rl',
+      kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'RolloutLifecycle' },
+      resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'rolloutlifecycles' },
+      name: 'forged',
+      namespace: 'attack',
+      operation: oldHooks ? 'UPDATE' : 'CREATE',
+      userInfo: { username: 'system:admin' },
+      object: rl(hooks),
+      ...(oldHooks && { oldObject: rl(oldHooks) }),
+    });
+  };
+  const hook = (i: number, image = 'busybox:1.36') => ({ name: `h${i}`, trigger: { progressAvailableParams: { progressPoint: i } }, jobSpec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image }] } } } });
+  /** What podops asked of the API server while `act` ran: dry-run Job creates and access reviews. */
+  const apiRequests = async (act: () => Promise<unknown>): Promise<{ dryRunJobs: number; accessReviews: number }> => {
+    const { sandbox } = stack.cluster;
+    const count = () => ({ dryRunJobs: sandbox.requestCount({ resource: 'jobs', verb: 'POST', dry_run: 'All' }), accessReviews: sandbox.requestCount({ resource: 'subjectaccessreviews' }) });
+    const before = count();
+    await act();
+    const after = count();
+    return { dryRunJobs: after.dryRunJobs - before.dryRunJobs, accessReviews: after.accessReviews - before.accessReviews };
+  };
+  const verdictOf = (text: string) => (JSON.parse(text) as { response: { allowed: boolean; status?: { code: number; message: string } } }).response;
+
+  test('a forged RolloutLifecycle review with 200 hooks is denied for the schema\'s bound before podops asks the API server anything', async () => {
+    let answer = '';
+    const asked = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(Array.from({ length: 200 }, (_, i) => hook(i))), ca)).text));
+    assert.deepEqual(verdictOf(answer), { uid: 'forged-rl', allowed: false, status: { code: 403, reason: 'Forbidden', message: 'spec.hooks: Too many: 200: must have at most 32 items' } });
+    assert.deepEqual(asked, { dryRunJobs: 0, accessReviews: 0 });
+    // Strings too: a hook name beyond the schema's 40 characters.
+    const long = await post(address(), '/validating-generic', rolloutLifecycleReview([{ ...hook(0), name: 'h'.repeat(100_000) }]), ca);
+    assert.equal(verdictOf(long.text).status?.message, 'spec.hooks[0].name: Too long: may not be more than 40 bytes');
+  });
+
+  test('reviews of RolloutLifecycles dry-run only the hooks whose Job is new: 32 on a create, 1 when an update changes one', async () => {
+    const hooks = Array.from({ length: 32 }, (_, i) => hook(i));
+    let answer = '';
+    const created = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(hooks), ca)).text));
+    assert.equal(verdictOf(answer).allowed, true, answer);
+    // The author's rights: update of the workload, create of Jobs; then one dry run per hook.
+    assert.deepEqual(created, { dryRunJobs: 32, accessReviews: 2 });
+    const changed = hooks.map((h, i) => (i === 7 ? hook(7, 'busybox:1.37') : h));
+    const updated = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(changed, hooks), ca)).text));
+    assert.equal(verdictOf(answer).allowed, true, answer);
+    assert.deepEqual(updated, { dryRunJobs: 1, accessReviews: 2 });
+    // A point moved, no Job changed: the author's right to the workload only.
+    const moved = hooks.map((h, i) => (i === 3 ? { ...h, trigger: { progressAvailableParams: { progressPoint: '100%' } } } : h));
+    assert.deepEqual(await apiRequests(() => post(address(), '/validating-generic', rolloutLifecycleReview(moved, hooks), ca)), { dryRunJobs: 0, accessReviews: 1 });
+  });
+
   const deleteReview = (oldObject: unknown): string =>
     reviewBody({ uid: 'forged', name: (oldObject as Pod).metadata.name, namespace: 'attack', operation: 'DELETE', userInfo: { username: 'system:admin' }, oldObject });
 
