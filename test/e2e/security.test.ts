@@ -14,6 +14,7 @@ import { MAX_TRANSITION_RULES } from '../../src/api/podtransitionrule.ts';
 import { CERT_SECRET, OPERATOR_NAMESPACE, registerWebhooks } from '../../src/cli/local-stack.ts';
 import { PODS, PODTRANSITIONRULES, SECRETS } from '../../src/kube/resources.ts';
 import { generateCA, generateClientCertificate } from '../../src/webhook/certificates.ts';
+import { admissionConfiguration, webhookClientKubeconfig } from '../../src/operator/webhook-client-auth.ts';
 import { hostileRequests, hostileReviews, sendRaw, targetOf, uniqueKindReview } from '../support/hostile-http.ts';
 import { freePort } from '../support/wait.ts';
 import { post, postAll } from '../support/tls.ts';
@@ -232,19 +233,15 @@ describe('webhook callers authenticated by the API server\'s client certificate'
   let dir: string;
 
   before(async () => {
-    // The API server's webhook client certificate, from a CA of its own, as docs/operations.md describes.
+    // The API server's webhook client certificate, from a CA of its own, and its files as `podops manifests
+    // --webhook-client-auth` writes them (here by URL: the sandbox calls the webhooks at 127.0.0.1).
     dir = await mkdtemp(join(tmpdir(), 'podops-mtls-'));
     const clientCa = await generateCA('apiserver-webhook-client-ca', 30, Date.now());
     const apiserver = await generateClientCertificate(clientCa, 'kube-apiserver-webhook-client', 30, Date.now());
     const webhookPort = await freePort();
-    const base64 = (text: string): string => Buffer.from(text).toString('base64');
     await writeFile(join(dir, 'client-ca.crt'), clientCa.cert);
-    await writeFile(
-      join(dir, 'webhook.kubeconfig'),
-      stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: `127.0.0.1:${webhookPort}`, user: { 'client-certificate-data': base64(apiserver.cert), 'client-key-data': base64(apiserver.key) } }] }),
-    );
-    const plugin = (name: string) => ({ name, configuration: { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: join(dir, 'webhook.kubeconfig') } });
-    await writeFile(join(dir, 'admission.yaml'), stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [plugin('ValidatingAdmissionWebhook'), plugin('MutatingAdmissionWebhook')] }));
+    await writeFile(join(dir, 'webhook.kubeconfig'), stringify(webhookClientKubeconfig(`127.0.0.1:${webhookPort}`, apiserver)));
+    await writeFile(join(dir, 'admission.yaml'), stringify(admissionConfiguration(join(dir, 'webhook.kubeconfig'))));
     cluster = await startCluster({ operator: 'external', admissionControlConfigFile: join(dir, 'admission.yaml') });
     operator = await startOperatorProcess(cluster.kubeconfigPath, {
       webhookPort,
