@@ -57,6 +57,7 @@ describe('label selector matching', () => {
     const refuse = (selector: Parameters<typeof compileLabelSelector>[0], message: string) =>
       assert.throws(() => compileLabelSelector(selector), (err: unknown) => err instanceof LabelSelectorError && err.message === message);
     refuse({ matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] }, 'matchExpressions[0]: "Equals" is not a valid label selector operator');
+    for (const operator of ['constructor', 'toString', '__proto__']) refuse({ matchExpressions: [{ key: 'a', operator }] }, `matchExpressions[0]: "${operator}" is not a valid label selector operator`);
     refuse({ matchExpressions: [{ key: 'a', operator: 'In' }] }, 'matchExpressions[0]: values must be non-empty for operator In');
     refuse({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'matchExpressions[0]: values must be empty for operator Exists');
     refuse(

@@ -2,6 +2,8 @@
 // LabelSelectorAsSelector: nil selects nothing, an empty selector selects everything, `NotIn` and
 // `DoesNotExist` match objects that lack the key. Pure: compile once, match many.
 
+import { ownMember } from './own-member.ts';
+
 export interface LabelSelectorRequirement {
   key: string;
   operator: string;
@@ -84,7 +86,7 @@ export function compileLabelSelector(selector: LabelSelector | null | undefined)
   }
   (selector.matchExpressions ?? []).forEach((expression, i) => {
     const where = `matchExpressions[${i}]`;
-    const operator = EXPRESSION_OPERATORS[expression.operator];
+    const operator = ownMember(EXPRESSION_OPERATORS, expression.operator);
     if (operator === undefined) throw new LabelSelectorError(`${where}: "${expression.operator}" is not a valid label selector operator`);
     requirements.push(requirement(where, expression.key, operator, expression.values ?? []));
   });
@@ -117,7 +119,7 @@ function requirement(where: string, key: string, operator: Operator, values: rea
 }
 
 function requirementMatches(r: Requirement, labels: Readonly<Record<string, string>> | undefined): boolean {
-  const value = labels !== undefined && Object.hasOwn(labels, r.key) ? labels[r.key] : undefined;
+  const value = ownMember(labels, r.key);
   switch (r.operator) {
     case 'Equals':
     case 'In':

@@ -91,7 +91,7 @@ export function diffLabels(original: Readonly<Record<string, string>> | undefine
     if (from !== to) changes.push({ key, from, to });
   }
   for (const [key, to] of after) {
-    if (!(key in before)) changes.push({ key, from: undefined, to });
+    if (!Object.hasOwn(before, key)) changes.push({ key, from: undefined, to });
   }
   return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -76,14 +76,13 @@ export function expectedFinalizers(pod: Pod): Record<string, string> {
   if (typeof map !== 'object' || Array.isArray(map)) {
     throw new InvalidAnnotationError(AVAILABLE_CONDITIONS_ANNOTATION, 'expectedFinalizers must be an object');
   }
-  const result: Record<string, string> = {};
   for (const [key, value] of Object.entries(map)) {
     if (typeof value !== 'string') {
       throw new InvalidAnnotationError(AVAILABLE_CONDITIONS_ANNOTATION, `expectedFinalizers["${key}"] must be a string`);
     }
-    result[key] = value;
   }
-  return result;
+  // A copy by fromEntries, not assignment: a key `__proto__` is an entry like any other.
+  return Object.fromEntries(Object.entries(map as Record<string, string>));
 }
 
 /** Expected-finalizer entries whose finalizer is not on the pod, as `[key, finalizer]` sorted by key. */

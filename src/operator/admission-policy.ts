@@ -5,16 +5,22 @@
 // token can only do what podops does:
 // - pods: only controlled ones; never the spec, owner references or finalizers; only the protocol's labels
 //   and annotations; through pods/status only the service-ready condition; deletes only of pods marked
-//   to-delete;
-// - its webhook configurations: only the caBundle of each webhook;
-// - workloads and ReplicaSets: only the rollout settings a hold changes (paused, strategy, updateStrategy) and
-//   the RolloutLifecycle label and annotations, and on ReplicaSets the annotation of GraceDelete's surge nudge;
-//   Jobs: only those of rollout hooks, and only to suspend them.
+//   to-delete; evictions only with the pod's own grace period and propagation (an Eviction names a pod but
+//   carries nothing of it, so which pod cannot be checked here: PodDisruptionBudgets bound evictions);
+// - its webhook configurations, by name: only the caBundle of each webhook;
+// - workloads and ReplicaSets: never the template, the replicas, the owner references or the finalizers
+//   (but podops' own); the rollout settings a hold changes (paused, strategy, updateStrategy) only on a
+//   workload that already carries the RolloutLifecycle label or podops' stash of the user's settings (podops
+//   labels a workload before it holds it, and releases it before it removes the label); only the
+//   RolloutLifecycle label and annotations, and on ReplicaSets the annotation of GraceDelete's surge nudge;
+// - Jobs: only those of rollout hooks, and only to suspend them;
+// - PodTransitionRules and RolloutLifecycles: never the spec, and of the finalizers only podops' own.
 // The expressions are CEL as the API server runs them (object and oldObject untyped), so every field that
 // may be absent is tested with has() first: an evaluation error would deny podops' own writes.
 
-import { RL_JOB_HOOK_LABEL, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE, EVICTION_REQUESTED_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, HELD_POD_DELETED_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
+import { RL_FINALIZER, RL_JOB_HOOK_LABEL, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../api/rolloutlifecycle.ts';
+import { WEBHOOK_NAMES } from './webhook-configuration.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, TRANSITION_RULE_FINALIZER, EVICTION_REQUESTED_ANNOTATION, GRACE_DELETE_REQUESTED_BY_ANNOTATION, HELD_POD_DELETED_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, AVAILABLE_CONDITIONS_ANNOTATION, LIFECYCLE_DOMAIN, SERVICE_READY_GATE, TO_DELETE_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX } from '../api/protocol.ts';
 
 export const ADMISSION_POLICY_NAME = 'podops-service-account-limits';
 
@@ -68,6 +74,16 @@ const ROLLOUT_KEYS = `^${regexQuote(ROLLOUT_DOMAIN)}/`;
 /** And on ReplicaSets, the annotation that sends one refused for its Deployment's surge bound back to work. */
 const REPLICASET_ANNOTATION_KEYS = `^(${regexQuote(ROLLOUT_DOMAIN)}/|${regexQuote(HELD_POD_DELETED_ANNOTATION)}$)`;
 
+/** `a.f` and `b.f` (lists, or absent) hold the same items once those matching `pattern` are left out. */
+const sameListBut = (a: string, b: string, field: string, pattern: string): string =>
+  `(${listOf(a, field)}).filter(x, !x.matches(${cel(pattern)})) == (${listOf(b, field)}).filter(x, !x.matches(${cel(pattern)}))`;
+
+/** The finalizers podops adds and removes: of PodTransitionRules and RolloutLifecycles (none on workloads). */
+const PODOPS_FINALIZERS = `^(${[TRANSITION_RULE_FINALIZER, RL_FINALIZER].map(regexQuote).join('|')})$`;
+
+/** The spec fields a hold changes. */
+const HOLD_FIELDS = ['paused', 'strategy', 'updateStrategy'];
+
 /** The spec fields of Deployments, StatefulSets and DaemonSets other than the rollout settings a hold changes. */
 const WORKLOAD_SPEC_FIELDS = [
   'replicas',
@@ -114,14 +130,19 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
         matchConstraints: {
           resourceRules: [
             { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['pods', 'pods/status'] },
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'] },
             { apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
             { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'] },
             { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['jobs'] },
+            { apiGroups: ['apps.kusionstack.io'], apiVersions: ['v1alpha1'], operations: ['UPDATE'], resources: ['podtransitionrules', 'rolloutlifecycles'] },
           ],
         },
         matchConditions: [{ name: 'podops-service-account', expression: `request.userInfo.username == ${cel(`system:serviceaccount:${namespace}:${serviceAccount}`)}` }],
         variables: [
-          { name: 'isPod', expression: "request.resource.resource == 'pods'" },
+          // The API server leaves subResource out of a request to the resource itself.
+          { name: 'isEviction', expression: "request.resource.resource == 'pods' && has(request.subResource) && request.subResource == 'eviction'" },
+          { name: 'isPod', expression: "request.resource.resource == 'pods' && !variables.isEviction" },
+          { name: 'isPodopsResource', expression: "request.resource.group == 'apps.kusionstack.io'" },
           { name: 'isWebhookConfiguration', expression: "request.resource.group == 'admissionregistration.k8s.io'" },
           { name: 'isWorkload', expression: "request.resource.resource in ['deployments', 'statefulsets', 'daemonsets']" },
           { name: 'isReplicaSet', expression: "request.resource.resource == 'replicasets'" },
@@ -165,6 +186,16 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
             reason: 'Forbidden',
           },
           {
+            expression: `!variables.isEviction || !has(object.deleteOptions) || (${['gracePeriodSeconds', 'propagationPolicy', 'orphanDependents'].map((f) => `!has(object.deleteOptions.${f})`).join(' && ')})`,
+            message: "podops may only evict a pod with its own grace period and propagation (an Eviction's deleteOptions may hold only preconditions and dryRun)",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isWebhookConfiguration || object.metadata.name in [${[WEBHOOK_NAMES.mutatingConfiguration, WEBHOOK_NAMES.validatingConfiguration].map(cel).join(', ')}]`,
+            message: `podops may only change its own webhook configurations (${WEBHOOK_NAMES.mutatingConfiguration}, ${WEBHOOK_NAMES.validatingConfiguration})`,
+            reason: 'Forbidden',
+          },
+          {
             expression: `!variables.isWebhookConfiguration || (has(object.webhooks) == has(oldObject.webhooks) && (!has(object.webhooks) || (object.webhooks.size() == oldObject.webhooks.size() && object.webhooks.all(w, oldObject.webhooks.exists(o, o.name == w.name && ${WEBHOOK_FIELDS.map((f) => `(${same('w', 'o', f)})`).join(' && ')})))))`,
             message: "podops may only change the caBundle of its webhook configurations' webhooks",
             reason: 'Forbidden',
@@ -172,6 +203,21 @@ export function admissionPolicy(namespace: string, serviceAccount: string, label
           {
             expression: `!variables.isWorkload || (${WORKLOAD_SPEC_FIELDS.map((f) => `(${same('object', 'oldObject', `spec.${f}`)})`).join(' && ')})`,
             message: "podops may only change a workload's rollout settings (paused, strategy, updateStrategy)",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isWorkload || ${cel(RL_WORKLOAD_LABEL)} in variables.oldLabels || ${cel(RL_USER_SETTINGS_ANNOTATION)} in variables.oldAnnotations || (${HOLD_FIELDS.map((f) => `(${same('object', 'oldObject', `spec.${f}`)})`).join(' && ')})`,
+            message: `podops may only hold or release a workload labelled ${RL_WORKLOAD_LABEL} (or holding its stash ${RL_USER_SETTINGS_ANNOTATION})`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!(variables.isWorkload || variables.isReplicaSet || variables.isPodopsResource) || (${same('object', 'oldObject', 'metadata.ownerReferences')} && ${sameListBut('object', 'oldObject', 'metadata.finalizers', PODOPS_FINALIZERS)})`,
+            message: "podops may not change the owner references or the finalizers (but its own) of a workload, a ReplicaSet, a PodTransitionRule or a RolloutLifecycle",
+            reason: 'Forbidden',
+          },
+          {
+            expression: `!variables.isPodopsResource || ${same('object', 'oldObject', 'spec')}`,
+            message: 'podops may not change the spec of a PodTransitionRule or a RolloutLifecycle',
             reason: 'Forbidden',
           },
           {

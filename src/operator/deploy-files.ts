@@ -4,7 +4,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'yaml';
-import { CERT_MANAGER_NAMES, DEFAULT_MANIFEST_OPTIONS, WEBHOOK_CERTS_VOLUME, WEBHOOK_CLIENT_CA_VOLUME, manifests, type ManifestOptions } from './manifests.ts';
+import { CERT_MANAGER_NAMES, DEFAULT_MANIFEST_OPTIONS, WEBHOOK_CERTS_VOLUME, WEBHOOK_CLIENT_CA_SECRET, WEBHOOK_CLIENT_CA_VOLUME, manifests, type ManifestOptions } from './manifests.ts';
 
 const yamlDocuments = (objects: readonly unknown[]): string => objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
 
@@ -22,6 +22,7 @@ const TIMEOUT = 424243;
 const FAILURE_POLICY = 'helm-placeholder-failure-policy';
 const CIDR = 'helm-placeholder-cidr';
 const CLIENT_CA = 'helm-placeholder-client-ca';
+const CLIENT_CA_CERT = 'helm-placeholder-webhook-ca-pem';
 const CLIENT_NAMES = 'helm-placeholder-client-names';
 const LOG_LEVEL = 'helm-placeholder-log-level';
 const LEASE_DURATION = 'helm-placeholder-lease-duration';
@@ -38,7 +39,7 @@ const blockLine = (name: string): string => `helm-placeholder-${name}: x`;
 const CERT_MANAGER = '.Values.certManager.enabled';
 const SELF_MANAGED = `not ${CERT_MANAGER}`;
 const OWN_CA = `and ${CERT_MANAGER} (not .Values.certManager.issuerRef)`;
-const CLIENT_AUTH = '.Values.webhookClientAuth.secretName';
+const CLIENT_AUTH = '(or .Values.webhookClientAuth.secretName .Values.webhookClientAuth.caCert)';
 const IMAGE_IS_STRING = 'kindIs "string" .Values.image';
 const HAS_ADMISSION_POLICY = 'and .Values.admissionPolicy.enabled (.Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")';
 
@@ -53,6 +54,7 @@ const DOCUMENT_GUARDS: Record<string, string> = {
   [`Issuer/${CERT_MANAGER_NAMES.caIssuer}`]: OWN_CA,
   [`Certificate/${CERT_MANAGER_NAMES.certificate}`]: CERT_MANAGER,
   'ValidatingAdmissionPolicy/podops-service-account-limits': HAS_ADMISSION_POLICY,
+  [`Secret/${WEBHOOK_CLIENT_CA_SECRET}`]: '.Values.webhookClientAuth.caCert',
   'ValidatingAdmissionPolicyBinding/podops-service-account-limits': HAS_ADMISSION_POLICY,
 };
 
@@ -177,6 +179,10 @@ function chartDocument(object: Record<string, unknown>): string {
   if (kind === 'MutatingWebhookConfiguration' || kind === 'ValidatingWebhookConfiguration') {
     text = guardBlocks(text, (line) => /^ *annotations:$/.test(line), CERT_MANAGER);
   }
+  if (kind === 'Secret') {
+    // The PEM as a literal block: its line breaks kept.
+    text = replaceOnce(text, new RegExp(`^( *)ca\\.crt: ${CLIENT_CA_CERT}$`, 'm'), ([, pad = '']) => `${pad}ca.crt: |\n${pad}  {{- .Values.webhookClientAuth.caCert | nindent ${pad.length + 2} }}`);
+  }
   if (kind === 'ServiceMonitor') {
     text = inlineEntries(text, blockLine('service-monitor-labels'), '.Values.serviceMonitor.labels');
     text = optionalScalar(text, SCRAPE_INTERVAL, '.Values.serviceMonitor.interval');
@@ -206,7 +212,7 @@ function chartTemplate(objects: readonly Record<string, unknown>[]): string {
     [String(REPLICAS), '{{ .Values.replicaCount }}'],
     [String(TIMEOUT), '{{ .Values.webhooks.timeoutSeconds }}'],
     [FAILURE_POLICY, '{{ .Values.webhooks.failurePolicy }}'],
-    [CLIENT_CA, '{{ .Values.webhookClientAuth.secretName }}'],
+    [CLIENT_CA, `{{ .Values.webhookClientAuth.secretName | default "${WEBHOOK_CLIENT_CA_SECRET}" }}`],
     [CLIENT_NAMES, '{{ .Values.webhookClientAuth.names }}'],
     [LOG_LEVEL, '{{ .Values.logLevel }}'],
     [LEASE_DURATION, '{{ .Values.leaderElection.leaseDuration }}'],
@@ -244,6 +250,7 @@ function templatedObjects(): Record<string, unknown>[] {
     webhookSourceCIDRs: [CIDR],
     admissionPolicy: true,
     webhookClientCASecret: CLIENT_CA,
+    webhookClientCA: CLIENT_CA_CERT,
     webhookClientNames: CLIENT_NAMES,
     certManager: false,
     certManagerIssuerRef: {},
@@ -343,8 +350,12 @@ admissionPolicy:
   # (rendered on Kubernetes 1.30 and newer).
   enabled: true
 webhookClientAuth:
-  # A Secret in the release namespace whose ca.crt signs the API server's webhook client certificate:
-  # only callers presenting such a certificate are served. Empty: callers are not authenticated.
+  # The PEM of the CA that signs the API server's webhook client certificate: the chart puts it in the Secret
+  # ${WEBHOOK_CLIENT_CA_SECRET}, and only callers presenting such a certificate are served. \`podops manifests
+  # --webhook-client-auth DIR\` makes the CA, the API server's files and DIR/helm-values.yaml setting this and names.
+  caCert: ""
+  # Or a Secret of the release namespace whose ca.crt is that CA (it wins over caCert). Both empty: callers are
+  # not authenticated.
   secretName: ""
   # Accepted names of that certificate, comma-separated; empty accepts any the CA signed.
   names: ""

@@ -3,7 +3,8 @@
 // and status, never spec), reads Services for the dirty expected-finalizer check, writes Events, and touches
 // only its own Lease, Secret and webhook configurations; a ValidatingAdmissionPolicy narrows its pod and
 // webhook-configuration writes further than RBAC can. Optional: a NetworkPolicy admitting only the control
-// plane to the webhook port, the API server's client certificate checked by the webhook server, serving
+// plane to the webhook port, the API server's client certificate checked by the webhook server (with the
+// CA in a Secret of the user's or of the manifests'), serving
 // certificates from cert-manager instead of podops' own, and a ServiceMonitor for the Prometheus Operator.
 
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
@@ -55,6 +56,11 @@ export interface ManifestOptions {
    * --webhook-client-ca-file, so only the API server is served. Empty: callers are not authenticated.
    */
   webhookClientCASecret: string;
+  /**
+   * The PEM of that CA, for the manifests to carry in a Secret of their own (`podops-webhook-client-ca`), which
+   * is then the one mounted. `podops manifests --webhook-client-auth` makes the CA and the API server's side.
+   */
+  webhookClientCA: string;
   /** --webhook-client-names: accepted names of that certificate (comma list; empty accepts any). */
   webhookClientNames: string;
   /**
@@ -98,6 +104,7 @@ export const DEFAULT_MANIFEST_OPTIONS: ManifestOptions = {
   webhookSourceCIDRs: [],
   admissionPolicy: true,
   webhookClientCASecret: '',
+  webhookClientCA: '',
   webhookClientNames: '',
   certManager: false,
   certManagerIssuerRef: {},
@@ -112,6 +119,10 @@ const WEBHOOK_SERVICE = 'podops-webhook';
 const METRICS_SERVICE = 'podops-metrics';
 const CERT_SECRET = 'podops-webhook-certs';
 export const WEBHOOK_CLIENT_CA_VOLUME = 'webhook-client-ca';
+/** The Secret the manifests make of `webhookClientCA`. */
+export const WEBHOOK_CLIENT_CA_SECRET = 'podops-webhook-client-ca';
+/** The host the API server calls for the webhook Service: the name of its client certificate's kubeconfig user. */
+export const webhookServiceHost = (namespace: string): string => `${WEBHOOK_SERVICE}.${namespace}.svc`;
 const WEBHOOK_CLIENT_CA_DIR = '/etc/podops/webhook-client-ca';
 /** cert-manager mode: the serving Certificate, its Secret (not the self-managed one: the two never share it), the CA. */
 export const CERT_MANAGER_NAMES = {
@@ -243,7 +254,8 @@ function configuredWebhooks(namespace: string, options: ManifestOptions): Record
 export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): Record<string, unknown>[] {
   const { namespace } = options;
   const meta = (name: string, namespaced = true) => ({ name, ...(namespaced && { namespace }), labels });
-  const clientCA = options.webhookClientCASecret;
+  // A Secret named by the user, else the one made of the CA the manifests carry.
+  const clientCA = options.webhookClientCASecret || (options.webhookClientCA && WEBHOOK_CLIENT_CA_SECRET);
   const { leaderElection } = options;
   const args = [
     'operator',
@@ -347,6 +359,9 @@ export function manifests(options: ManifestOptions = DEFAULT_MANIFEST_OPTIONS): 
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: NAME },
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace }],
     },
+    ...(options.webhookClientCA
+      ? [{ apiVersion: 'v1', kind: 'Secret', metadata: meta(WEBHOOK_CLIENT_CA_SECRET), type: 'Opaque', stringData: { 'ca.crt': options.webhookClientCA } }]
+      : []),
     {
       apiVersion: 'v1',
       kind: 'Service',

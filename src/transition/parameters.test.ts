@@ -34,6 +34,9 @@ describe('parameterValue', () => {
     assert.equal(value("metadata.annotations['test.io/context']"), 'test-context');
     assert.equal(value("metadata.labels['zone']"), 'a');
     assert.equal(value("metadata.labels['absent']"), '');
+    // Names of Object.prototype's members are labels like any other: absent here.
+    assert.equal(value("metadata.labels['constructor']"), '');
+    assert.equal(value("metadata.annotations['toString']"), '');
   });
 
   test('any dotted path of the pod: strings as is, other values as JSON, missing or null as ""', () => {
@@ -52,6 +55,9 @@ describe('parameterValue', () => {
     refuses({ key: 'ip', value: '' }, 'unexpected empty parameter ip');
     refuses(byPath('status.podIP.octets'), 'fail to parse parameter k by field ref: status.podIP is not an object in the pod');
     refuses(byPath('status.nothing.here'), 'fail to parse parameter k by field ref: status.nothing is missing in the pod');
+    refuses(byPath('metadata.constructor.name'), 'fail to parse parameter k by field ref: metadata.constructor is missing in the pod');
+    assert.equal(value('spec.__proto__'), '');
+    assert.equal(value('metadata.toString'), '');
     refuses(byPath("spec.containers['app']"), `fail to parse parameter k by field ref: fieldPath "spec.containers['app']" does not support subscript`);
     refuses(
       byPath("metadata.labels['Bad Key']"),

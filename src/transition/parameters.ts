@@ -4,6 +4,7 @@
 
 import type { Pod } from '../api/kube.ts';
 import type { WebhookParameter } from '../api/podtransitionrule.ts';
+import { ownMember } from '../api/own-member.ts';
 import { qualifiedNameProblem } from '../api/selector.ts';
 
 export class ParameterError extends Error {
@@ -60,7 +61,7 @@ function fieldValue(pod: Pod, fieldPath: string, key: string): string {
   if (subscripted) {
     const [path, subscript] = subscripted;
     const map = path === 'metadata.labels' ? pod.metadata.labels : pod.metadata.annotations;
-    return map?.[subscript] ?? '';
+    return ownMember(map, subscript) ?? '';
   }
   switch (fieldPath) {
     case 'metadata.annotations':
@@ -81,7 +82,7 @@ function fieldValue(pod: Pod, fieldPath: string, key: string): string {
       const parent = segments.slice(0, i).join('.');
       throw new ParameterError(`fail to parse parameter ${key} by field ref: ${parent} is ${current === undefined ? 'missing' : 'not an object'} in the pod`);
     }
-    current = (current as Record<string, unknown>)[segment];
+    current = ownMember(current as Record<string, unknown>, segment);
   }
   if (typeof current === 'string') return current;
   return current === undefined ? '' : JSON.stringify(current);

@@ -51,6 +51,22 @@ describe('validatePodTransitionRule: upstream cases', () => {
     assert.deepEqual(validate([{ name: 'available', availablePolicy: { maxUnavailableValue: '50%' } }]).errors, []);
   });
 
+  test('availablePolicy values out of range are refused naming the field; 0 and 100% pass with a warning', () => {
+    const policy = (availablePolicy: Record<string, unknown>) => validate([{ name: 'budget', availablePolicy }]);
+    assert.deepEqual(policy({ maxUnavailableValue: '150%' }).errors, ['spec.rule.budget.availablePolicy.maxUnavailableValue: Invalid value: "150%": must not be greater than 100%']);
+    assert.deepEqual(policy({ maxUnavailableValue: -1 }).errors, ['spec.rule.budget.availablePolicy.maxUnavailableValue: Invalid value: -1: must be greater than or equal to 0']);
+    assert.deepEqual(policy({ minAvailableValue: '-10%' }).errors, ['spec.rule.budget.availablePolicy.minAvailableValue: Invalid value: "-10%": must be greater than or equal to 0']);
+    assert.deepEqual(policy({ minAvailableValue: '101%' }).errors, ['spec.rule.budget.availablePolicy.minAvailableValue: Invalid value: "101%": must not be greater than 100%']);
+    // A count above the pods there are is meaningful (the rule applies to whatever it selects later).
+    assert.deepEqual(policy({ maxUnavailableValue: 1000, minAvailableValue: '100%' }).errors, []);
+    for (const [value, field] of [[0, 'maxUnavailableValue'], ['0%', 'maxUnavailableValue'], ['100%', 'minAvailableValue']] as const) {
+      const result = policy({ [field]: value });
+      assert.deepEqual(result.errors, []);
+      assert.match(result.warnings.join('\n'), new RegExp(`^spec\\.rule\\.budget\\.availablePolicy\\.${field}: .* every operation of a selected pod waits until the rule changes$`));
+    }
+    assert.deepEqual(policy({ maxUnavailableValue: 1, minAvailableValue: '0%' }).warnings, []);
+  });
+
   test('an empty labelCheck fails; one with requires passes', () => {
     assert.deepEqual(validate([{ name: 'label', labelCheck: {} }]).errors, ['spec.rule.label: Invalid value: "null": nil label check required']);
     assert.deepEqual(validate([{ name: 'label', labelCheck: { requires: { matchLabels: { test: 'test' } } } }]).errors, []);

@@ -73,10 +73,31 @@ function ruleErrors(rule: TransitionRule, path: string, errors: string[], warnin
     for (const field of ['maxUnavailableValue', 'minAvailableValue'] as const) {
       const value = available[field];
       if (value == null) continue;
-      const scaled = scaledIntOrPercent(value, 0, true);
-      if (typeof scaled === 'string') errors.push(`${path}.availablePolicy.${field}: Invalid value: ${goValue(value)}: ${scaled}`);
+      const where = `${path}.availablePolicy.${field}`;
+      const problem = intOrPercentProblem(value);
+      if (problem) errors.push(`${where}: Invalid value: ${goValue(value)}: ${problem}`);
+    }
+    // Accepted (Kuperator accepts them, and they mean something), but worth a word: no available pod passes.
+    if (available.maxUnavailableValue === 0 || available.maxUnavailableValue === '0%') {
+      warnings.push(`${path}.availablePolicy.maxUnavailableValue: ${goValue(available.maxUnavailableValue)} lets no service-available pod through this rule: every operation of a selected pod waits until the rule changes`);
+    }
+    if (available.minAvailableValue === '100%') {
+      warnings.push(`${path}.availablePolicy.minAvailableValue: "100%" keeps every selected pod available: every operation of a selected pod waits until the rule changes`);
     }
   }
+}
+
+/**
+ * Why a count or percentage of pods is not usable: not an IntOrString of the protocol (upstream's wording), or
+ * out of range (the wording of PodDisruptionBudget's validation). Kuperator accepts a negative count or a
+ * percentage over 100% and reads them as 0 and 100%: podops refuses them rather than guess what was meant.
+ */
+function intOrPercentProblem(value: number | string): string | undefined {
+  const scaled = scaledIntOrPercent(value, 100, false);
+  if (typeof scaled === 'string') return scaled;
+  if (scaled < 0) return 'must be greater than or equal to 0';
+  if (typeof value === 'string' && scaled > 100) return 'must not be greater than 100%';
+  return undefined;
 }
 
 function webhookErrors(webhook: TransitionRuleWebhook, path: string, errors: string[], warnings: string[]): void {

@@ -36,6 +36,12 @@ describe('buildWebhookRequest', () => {
     );
   });
 
+  test('a parameter named __proto__ is sent like any other', () => {
+    const rule: TransitionRule = { name: 'w', webhook: { clientConfig: { url: 'http://x' }, parameters: [{ key: '__proto__', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }] } };
+    const request = buildWebhookRequest(rule, 'default/ptr/w', ['web-a'], pods, 't');
+    assert.equal(JSON.stringify(request.resources[0]?.parameters), '{"__proto__":"1.1.1.58"}');
+  });
+
   test('no explicit stage and no parameters: both omitted', () => {
     const request = buildWebhookRequest({ name: 'w', webhook: {} }, 'default/ptr/w', ['web-a'], pods, 't');
     assert.equal(JSON.stringify(request), '{"traceId":"t","ruleName":"w","resources":[{"apiVersion":"core/v1","kind":"Pod","name":"web-a"}]}');

@@ -31,17 +31,18 @@ export function buildWebhookRequest(
   const resources = podNames.map((name): WebhookResource => {
     const resource: WebhookResource = { apiVersion: WEBHOOK_RESOURCE_API_VERSION, kind: 'Pod', name };
     if (parameters.length === 0) return resource;
-    const values: Record<string, string> = {};
+    const values = new Map<string, string>();
     const pod = pods.get(name) as Pod;
     for (const parameter of parameters) {
       try {
-        values[parameter.key ?? ''] = parameterValue(parameter, pod);
+        values.set(parameter.key ?? '', parameterValue(parameter, pod));
       } catch (err) {
         if (err instanceof ParameterError) throw new ParameterError(`${ruleKey} failed to parse parameter, ${err.message}`);
         throw err;
       }
     }
-    resource.parameters = Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    // fromEntries, not assignment: a parameter named `__proto__` is a key like any other.
+    resource.parameters = Object.fromEntries([...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return resource;
   });
   return { traceId, ruleName: rule.name ?? '', ...(rule.stage != null ? { stage: rule.stage } : {}), resources };

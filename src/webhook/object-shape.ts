@@ -1,9 +1,12 @@
 // The first handler of every kind the webhooks serve: the reviewed objects must have the shape the handlers
 // read, or the review is answered 400 naming the field. A malformed object never reaches the protocol code,
-// whose failure would otherwise surface as an internal error.
+// whose failure would otherwise surface as an internal error. The object written must also keep within the
+// bounds its schema declares (a CRD's maxItems, maxLength), or the write is denied naming the field, as the
+// API server would deny it: what a handler then asks of the API server is bounded by the schema, whoever sent
+// the review. The old object is not held to them (one stored before a bound existed must stay writable).
 
-import { shapeProblem } from '../api/shape.ts';
-import { allowed, errored, type AdmissionRequest, type Verdict } from './admission.ts';
+import { boundsProblem, shapeProblem } from '../api/shape.ts';
+import { allowed, denied, errored, type AdmissionRequest, type Verdict } from './admission.ts';
 import type { AdmissionHandler } from './dispatch.ts';
 
 type Schema = Record<string, unknown>;
@@ -42,9 +45,14 @@ export const POD_SHAPE: Schema = {
   },
 };
 
-/** A handler that answers 400 when `object` or `oldObject` does not have the shape of `schema`. */
+/**
+ * A handler that denies an `object` beyond the bounds of `schema`, and answers 400 when `object` or
+ * `oldObject` does not have its shape.
+ */
 export function requireShape(schema: Schema): AdmissionHandler {
   return (request: AdmissionRequest): Verdict => {
+    const beyond = request.object == null ? undefined : boundsProblem(request.object, schema);
+    if (beyond) return denied(beyond);
     for (const field of ['object', 'oldObject'] as const) {
       const value = request[field];
       if (value == null) continue;

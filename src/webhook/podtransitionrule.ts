@@ -24,12 +24,13 @@ export async function validateTransitionRule(request: AdmissionRequest, probe: (
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
   const rule = request.object as PodTransitionRule | undefined;
   if (!rule?.metadata) return errored(400, `${request.operation} of a PodTransitionRule without an object`);
-  // Status writes go through /status, which this webhook does not intercept; a spec unchanged by an update
-  // (finalizers, annotations) needs no new probe.
+  // Status writes go through /status, which this webhook does not intercept. A spec unchanged by an update
+  // (finalizers, annotations) was judged when it was written: judging it again by newer rules (the range of
+  // availablePolicy values) would only stop its finalizer from being removed, as CRD validation ratchets.
+  const previous = request.oldObject as PodTransitionRule | undefined;
+  if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec) === JSON.stringify(rule.spec)) return allowed();
   const { errors, warnings } = validatePodTransitionRule(rule);
   if (errors.length > 0) return denied(validationMessage(errors));
-  const previous = request.oldObject as PodTransitionRule | undefined;
-  const specChanged = request.operation === 'CREATE' || JSON.stringify(previous?.spec) !== JSON.stringify(rule.spec);
-  const unreachable = specChanged && !request.dryRun ? await probe(rule, { timeoutMs: PROBE_TIMEOUT_MS, ...(previous && { previous }) }) : [];
+  const unreachable = request.dryRun ? [] : await probe(rule, { timeoutMs: PROBE_TIMEOUT_MS, ...(previous && { previous }) });
   return allowed(undefined, [...warnings, ...unreachable]);
 }

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClient } from '../kube/client.ts';
 import type { Informer } from '../kube/informer.ts';
-import { CONTROLLER_REVISIONS, JOBS, REPLICASETS } from '../kube/resources.ts';
-import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
+import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, REPLICASETS, STATEFULSETS } from '../kube/resources.ts';
+import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type LifecycleHook, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
 import { targetsSame } from '../rollout/claim.ts';
 import { hookJob, hookJobName } from '../rollout/jobs.ts';
@@ -86,17 +86,29 @@ export function defaultRolloutLifecycleRequest(request: AdmissionRequest): Verdi
   return allowed(defaultRolloutLifecycle(rl));
 }
 
+/** The workloads' resources, for the author's right to the target. */
+const WORKLOAD_RESOURCES: Record<WorkloadKind, string> = { Deployment: DEPLOYMENTS.resource, StatefulSet: STATEFULSETS.resource, DaemonSet: DAEMONSETS.resource };
+
+/** The hooks whose Job differs from any the previous version had under that name: new ones and changed jobSpecs. */
+function hooksWithNewJobs(hooks: readonly LifecycleHook[], previous: readonly LifecycleHook[]): LifecycleHook[] {
+  const before = new Map(previous.map((hook) => [hook.name, JSON.stringify(hook.jobSpec)]));
+  return hooks.filter((hook) => before.get(hook.name) !== JSON.stringify(hook.jobSpec));
+}
+
 /**
- * Validation: the rules of src/rollout, one RolloutLifecycle per workload, and each hook's jobSpec as the API
- * server judges a Job made of it (a dry-run create, so the answer is the server's own words). New hooks are
- * admitted only from a user who may create Jobs in the namespace: podops creates them with its own rights.
+ * Validation: the rules of src/rollout, one RolloutLifecycle per workload, and each new hook's jobSpec as the
+ * API server judges a Job made of it (a dry-run create, so the answer is the server's own words). podops acts
+ * on the object in its own name, so its author must hold the rights it lends: to update (or patch) the target
+ * workload, which podops labels, holds and releases; and, for new hooks, to create Jobs in the namespace.
+ * The schema's bounds were checked before (requireShape), so the requests to the API server are at most two
+ * or three access reviews and one dry run per hook (32), and on an update only for the hooks whose Job changed.
  */
 export async function validateRolloutLifecycleRequest(request: AdmissionRequest, { client, rolloutLifecycles }: Omit<RolloutAdmissionOptions, 'now'>): Promise<Verdict> {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allowed();
   const rl = request.object as RolloutLifecycle | undefined;
   if (!rl?.metadata) return errored(400, `${request.operation} of a RolloutLifecycle without an object`);
-  const previous = request.oldObject as RolloutLifecycle | undefined;
-  const errors = [...validateRolloutLifecycle(rl), ...(request.operation === 'UPDATE' && previous?.metadata ? validateRolloutLifecycleUpdate(rl, previous) : [])];
+  const previous = request.operation === 'UPDATE' ? (request.oldObject as RolloutLifecycle | undefined) : undefined;
+  const errors = [...validateRolloutLifecycle(rl), ...(previous?.metadata ? validateRolloutLifecycleUpdate(rl, previous) : [])];
   // One RolloutLifecycle per workload is checked on CREATE against the cache, which must hold every other one.
   // Not on UPDATE: targetRef cannot change, and when two were created at once (src/rollout/claim.ts) both must
   // stay writable, for the controller's finalizer and for their deletion.
@@ -107,22 +119,27 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
     if (other) errors.push(`spec.targetRef: Invalid value: "${target?.kind}/${target?.name}": RolloutLifecycle ${other.metadata.name} already targets it (at most one per workload)`);
   }
   if (errors.length > 0) return denied(validationMessage(errors));
-  if (request.operation === 'UPDATE' && JSON.stringify(previous?.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
   const hooks = rl.spec?.hooks ?? [];
-  if (hooks.length > 0) {
-    const action = { verb: 'create', group: 'batch', resource: 'jobs', namespace: rl.metadata.namespace ?? '' };
-    const refusal = await refuseUnlessAllowed(client, request.userInfo, action, 'spec.hooks', 'podops runs the hooks as Jobs in its own name');
-    if (refusal) return refusal;
-  }
-  for (const [i, hook] of hooks.entries()) {
+  if (previous && JSON.stringify(previous.spec?.hooks) === JSON.stringify(rl.spec?.hooks)) return allowed();
+  const namespace = rl.metadata.namespace ?? '';
+  const kind = target?.kind as WorkloadKind;
+  const workload = { group: 'apps', resource: WORKLOAD_RESOURCES[kind], namespace, name: target?.name ?? '' };
+  const refusal = await refuseUnlessAllowed(client, request.userInfo, ['update', 'patch'], workload, 'spec.targetRef', "podops labels, holds and releases the workload's rollouts in its own name");
+  if (refusal) return refusal;
+  const fresh = hooksWithNewJobs(hooks, previous?.spec?.hooks ?? []);
+  if (fresh.length === 0) return allowed();
+  const jobs = { group: 'batch', resource: 'jobs', namespace };
+  const jobRefusal = await refuseUnlessAllowed(client, request.userInfo, ['create'], jobs, 'spec.hooks', 'podops runs the hooks as Jobs in its own name');
+  if (jobRefusal) return jobRefusal;
+  for (const hook of fresh) {
     // The Job podops would create for the hook, as a dry run.
     const job = hookJob({
-      namespace: rl.metadata.namespace ?? '',
+      namespace,
       name: hookJobName(target?.name ?? 'workload', hook.name ?? 'hook', 'dry0000run', 1),
       rolloutLifecycle: rl.metadata.name ?? '',
       hook: hook.name ?? '',
       point: 0,
-      workload: { kind: (target?.kind ?? 'Deployment') as WorkloadKind, name: target?.name ?? 'workload' },
+      workload: { kind, name: target?.name ?? 'workload' },
       rollout: 'dry0000run',
       templateHash: 'dry0000run',
       jobSpec: hook.jobSpec ?? {},
@@ -132,7 +149,7 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
       await client.create(JOBS, job as never, { dryRun: true });
     } catch (err) {
       const message = (err as { status?: { message?: string } }).status?.message ?? (err as Error).message;
-      return denied(`spec.hooks[${i}].jobSpec: Invalid value: a Job of hook ${JSON.stringify(hook.name)} is refused by the API server: ${message}`);
+      return denied(`spec.hooks[${hooks.indexOf(hook)}].jobSpec: Invalid value: a Job of hook ${JSON.stringify(hook.name)} is refused by the API server: ${message}`);
     }
   }
   return allowed();

@@ -9,16 +9,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Counter, Gauge, Histogram, type Registry } from '../kube/prometheus.ts';
+import { OTHER_LABEL_VALUE } from '../kube/bounded-label.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { requestPath, ServerConnections, type ConnectionLimits } from '../kube/server-connections.ts';
 import { InvalidReviewError, decodeReview, encodeReview, errored, type AdmissionRequest, type Verdict } from './admission.ts';
-import { dispatchKey } from './dispatch.ts';
 
 export interface WebhookRoute {
   /** URL path, e.g. `/mutating-generic`. */
   path: string;
   handle(request: AdmissionRequest): Verdict | Promise<Verdict>;
+  /**
+   * The `kind` label of the request's review metrics, from a fixed set (the kinds the route serves, `other` for the
+   * rest): the request is anyone's text, and a label per distinct value would grow /metrics without bound.
+   * Without it, every review of the route is counted as `other`.
+   */
+  kindLabel?(request: AdmissionRequest): string;
 }
+
 
 export interface ServingCertificate {
   cert: string;
@@ -110,7 +117,7 @@ class WebhookMetrics {
     this.reviews = (registry.getSingleMetric('podops_admission_review_duration_seconds') as Histogram<'webhook' | 'kind' | 'operation' | 'verdict'>) ??
       new Histogram({
         name: 'podops_admission_review_duration_seconds',
-        help: 'Time to answer an AdmissionReview, by webhook path, kind (with subresource), operation and verdict (allowed, patched, denied, error)',
+        help: 'Time to answer an AdmissionReview, by webhook path, kind (with subresource; other for kinds the webhook does not serve), operation and verdict (allowed, patched, denied, error)',
         labelNames: ['webhook', 'kind', 'operation', 'verdict'],
         buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
         registers,
@@ -251,7 +258,7 @@ export class WebhookServer {
       }
       respond(review.apiVersion, review.request.uid, verdict);
       this.#metrics?.reviews.observe(
-        { webhook: path, kind: dispatchKey(review.request), operation: review.request.operation, verdict: verdictLabel(verdict) },
+        { webhook: path, kind: route.kindLabel?.(review.request) ?? OTHER_LABEL_VALUE, operation: review.request.operation, verdict: verdictLabel(verdict) },
         (performance.now() - started) / 1000,
       );
     } finally {

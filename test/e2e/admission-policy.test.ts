@@ -72,6 +72,7 @@ describe("the admission policy against podops' real writes", () => {
             { operations: ['UPDATE'], apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
             { operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'] },
             { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['batch'], apiVersions: ['v1'], resources: ['jobs'] },
+            { operations: ['UPDATE'], apiGroups: ['apps.kusionstack.io'], apiVersions: ['v1alpha1'], resources: ['podtransitionrules', 'rolloutlifecycles'] },
           ],
           admissionReviewVersions: ['v1'],
           sideEffects: 'None',
@@ -138,7 +139,14 @@ describe("the admission policy against podops' real writes", () => {
     await client.patch(NODES, undefined, nodeName, 'merge', { spec: { unschedulable: null } });
     await until(pods, (list) => !list.some((p) => p.metadata.uid === evicted?.metadata.uid) && settled('nginx:1.28')(list), 'the eviction and its replacement', 60_000);
 
+    // The rules go, and with them podops' finalizers and its release of the workload.
+    await client.delete(ROLLOUTLIFECYCLES, 'policy', 'web');
+    await client.delete(PODTRANSITIONRULES, 'policy', 'one-at-a-time');
+    const gone = (type: typeof ROLLOUTLIFECYCLES, name: string) => () => client.get(type, 'policy', name).then(() => false, () => true);
+    await until(gone(ROLLOUTLIFECYCLES, 'web'), Boolean, 'the RolloutLifecycle to be finalized', 30_000);
+    await until(gone(PODTRANSITIONRULES, 'one-at-a-time'), Boolean, 'the PodTransitionRule to be finalized', 30_000);
+
     assert.deepEqual(refusals, []);
-    for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods', 'UPDATE deployments', 'UPDATE replicasets', 'CREATE jobs', 'DELETE jobs']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
+    for (const kind of ['UPDATE pods', 'UPDATE pods/status', 'DELETE pods', 'UPDATE deployments', 'UPDATE replicasets', 'CREATE jobs', 'DELETE jobs', 'UPDATE podtransitionrules', 'UPDATE rolloutlifecycles']) assert.ok(evaluated.includes(kind), `podops made ${kind} writes that the policy judged (saw ${[...new Set(evaluated)].join(', ')})`);
   });
 });

@@ -14,9 +14,10 @@ import { MAX_TRANSITION_RULES } from '../../src/api/podtransitionrule.ts';
 import { CERT_SECRET, OPERATOR_NAMESPACE, registerWebhooks } from '../../src/cli/local-stack.ts';
 import { PODS, PODTRANSITIONRULES, SECRETS } from '../../src/kube/resources.ts';
 import { generateCA, generateClientCertificate } from '../../src/webhook/certificates.ts';
-import { hostileRequests, sendRaw, targetOf } from '../support/hostile-http.ts';
+import { admissionConfiguration, webhookClientKubeconfig } from '../../src/operator/webhook-client-auth.ts';
+import { hostileRequests, hostileReviews, sendRaw, targetOf, uniqueKindReview } from '../support/hostile-http.ts';
 import { freePort } from '../support/wait.ts';
-import { post } from '../support/tls.ts';
+import { post, postAll } from '../support/tls.ts';
 import { reviewBody } from '../support/admission-review.ts';
 import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
@@ -66,6 +67,81 @@ describe('the webhook port under attack', () => {
       }),
     );
     assert.notEqual(await stack.operator.metric('controller_runtime_webhook_panics_total'), undefined, 'metrics still served');
+  });
+
+  test('reviews of kinds named after members of Object.prototype are answered as any kind nobody handles', async () => {
+    const panics = await stack.operator.metric('controller_runtime_webhook_panics_total');
+    for (const path of ['/mutating-generic', '/validating-generic']) {
+      for (const [what, body] of hostileReviews()) {
+        const answer = await post(address(), path, body, ca);
+        assert.equal(answer.status, 200, `${what} on ${path}`);
+        const response = (JSON.parse(answer.text) as { response: { allowed: boolean; status?: { message: string } } }).response;
+        assert.deepEqual([response.allowed, response.status?.message], [true, undefined], `${what} on ${path}: allowed, as a kind nobody handles`);
+      }
+    }
+    assert.equal(await stack.operator.metric('controller_runtime_webhook_panics_total'), panics, 'no handler failed');
+  });
+
+  test('10,000 reviews of distinct kinds leave /metrics under 1 MB: a kind nobody serves is labelled other', async () => {
+    const statuses = await postAll(address(), '/validating-generic', Array.from({ length: 10_000 }, (_, i) => uniqueKindReview(i)), ca);
+    assert.ok(statuses.every((status) => status === 200));
+    const text = await (await fetch(`http://127.0.0.1:${stack.operator.metricsPort}/metrics`)).text();
+    assert.ok(Buffer.byteLength(text) < 1024 * 1024, `/metrics is ${Buffer.byteLength(text)} bytes`);
+    assert.ok(!text.includes('Forged'), 'no forged kind is a label');
+    assert.ok((await stack.operator.metric('podops_admission_review_duration_seconds_count{webhook="/validating-generic",kind="other",operation="CREATE",verdict="allowed"}'))! >= 10_000);
+    assert.ok(alive());
+  });
+
+  const rolloutLifecycleReview = (hooks: unknown[], oldHooks?: unknown[]): string => {
+    const rl = (list: unknown[]) => ({ apiVersion: 'apps.kusionstack.io/v1alpha1', kind: 'RolloutLifecycle', metadata: { name: 'forged', namespace: 'attack' }, spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, hooks: list } });
+    return reviewBody({
+      uid: 'forged-rl',
+      kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'RolloutLifecycle' },
+      resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'rolloutlifecycles' },
+      name: 'forged',
+      namespace: 'attack',
+      operation: oldHooks ? 'UPDATE' : 'CREATE',
+      userInfo: { username: 'system:admin' },
+      object: rl(hooks),
+      ...(oldHooks && { oldObject: rl(oldHooks) }),
+    });
+  };
+  const hook = (i: number, image = 'busybox:1.36') => ({ name: `h${i}`, trigger: { progressAvailableParams: { progressPoint: i } }, jobSpec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image }] } } } });
+  /** What podops asked of the API server while `act` ran: dry-run Job creates and access reviews. */
+  const apiRequests = async (act: () => Promise<unknown>): Promise<{ dryRunJobs: number; accessReviews: number }> => {
+    const { sandbox } = stack.cluster;
+    const count = () => ({ dryRunJobs: sandbox.requestCount({ resource: 'jobs', verb: 'POST', dry_run: 'All' }), accessReviews: sandbox.requestCount({ resource: 'subjectaccessreviews' }) });
+    const before = count();
+    await act();
+    const after = count();
+    return { dryRunJobs: after.dryRunJobs - before.dryRunJobs, accessReviews: after.accessReviews - before.accessReviews };
+  };
+  const verdictOf = (text: string) => (JSON.parse(text) as { response: { allowed: boolean; status?: { code: number; message: string } } }).response;
+
+  test('a forged RolloutLifecycle review with 200 hooks is denied for the schema\'s bound before podops asks the API server anything', async () => {
+    let answer = '';
+    const asked = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(Array.from({ length: 200 }, (_, i) => hook(i))), ca)).text));
+    assert.deepEqual(verdictOf(answer), { uid: 'forged-rl', allowed: false, status: { code: 403, reason: 'Forbidden', message: 'spec.hooks: Too many: 200: must have at most 32 items' } });
+    assert.deepEqual(asked, { dryRunJobs: 0, accessReviews: 0 });
+    // Strings too: a hook name beyond the schema's 40 characters.
+    const long = await post(address(), '/validating-generic', rolloutLifecycleReview([{ ...hook(0), name: 'h'.repeat(100_000) }]), ca);
+    assert.equal(verdictOf(long.text).status?.message, 'spec.hooks[0].name: Too long: may not be more than 40 bytes');
+  });
+
+  test('reviews of RolloutLifecycles dry-run only the hooks whose Job is new: 32 on a create, 1 when an update changes one', async () => {
+    const hooks = Array.from({ length: 32 }, (_, i) => hook(i));
+    let answer = '';
+    const created = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(hooks), ca)).text));
+    assert.equal(verdictOf(answer).allowed, true, answer);
+    // The author's rights: update of the workload, create of Jobs; then one dry run per hook.
+    assert.deepEqual(created, { dryRunJobs: 32, accessReviews: 2 });
+    const changed = hooks.map((h, i) => (i === 7 ? hook(7, 'busybox:1.37') : h));
+    const updated = await apiRequests(async () => (answer = (await post(address(), '/validating-generic', rolloutLifecycleReview(changed, hooks), ca)).text));
+    assert.equal(verdictOf(answer).allowed, true, answer);
+    assert.deepEqual(updated, { dryRunJobs: 1, accessReviews: 2 });
+    // A point moved, no Job changed: the author's right to the workload only.
+    const moved = hooks.map((h, i) => (i === 3 ? { ...h, trigger: { progressAvailableParams: { progressPoint: '100%' } } } : h));
+    assert.deepEqual(await apiRequests(() => post(address(), '/validating-generic', rolloutLifecycleReview(moved, hooks), ca)), { dryRunJobs: 0, accessReviews: 1 });
   });
 
   const deleteReview = (oldObject: unknown): string =>
@@ -157,19 +233,15 @@ describe('webhook callers authenticated by the API server\'s client certificate'
   let dir: string;
 
   before(async () => {
-    // The API server's webhook client certificate, from a CA of its own, as docs/operations.md describes.
+    // The API server's webhook client certificate, from a CA of its own, and its files as `podops manifests
+    // --webhook-client-auth` writes them (here by URL: the sandbox calls the webhooks at 127.0.0.1).
     dir = await mkdtemp(join(tmpdir(), 'podops-mtls-'));
     const clientCa = await generateCA('apiserver-webhook-client-ca', 30, Date.now());
     const apiserver = await generateClientCertificate(clientCa, 'kube-apiserver-webhook-client', 30, Date.now());
     const webhookPort = await freePort();
-    const base64 = (text: string): string => Buffer.from(text).toString('base64');
     await writeFile(join(dir, 'client-ca.crt'), clientCa.cert);
-    await writeFile(
-      join(dir, 'webhook.kubeconfig'),
-      stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: `127.0.0.1:${webhookPort}`, user: { 'client-certificate-data': base64(apiserver.cert), 'client-key-data': base64(apiserver.key) } }] }),
-    );
-    const plugin = (name: string) => ({ name, configuration: { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: join(dir, 'webhook.kubeconfig') } });
-    await writeFile(join(dir, 'admission.yaml'), stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [plugin('ValidatingAdmissionWebhook'), plugin('MutatingAdmissionWebhook')] }));
+    await writeFile(join(dir, 'webhook.kubeconfig'), stringify(webhookClientKubeconfig(`127.0.0.1:${webhookPort}`, apiserver)));
+    await writeFile(join(dir, 'admission.yaml'), stringify(admissionConfiguration(join(dir, 'webhook.kubeconfig'))));
     cluster = await startCluster({ operator: 'external', admissionControlConfigFile: join(dir, 'admission.yaml') });
     operator = await startOperatorProcess(cluster.kubeconfigPath, {
       webhookPort,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { AVAILABLE_CONDITIONS_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, TRANSITION_RULE_FINALIZER, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
 import { RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
@@ -154,5 +154,65 @@ describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
     allowed(evaluatePolicy(policy, { operation: 'UPDATE', resource: jobs, username: PODOPS, object: { ...job, spec: { ...job.spec, suspend: true } }, oldObject: job }));
     deniedFor(evaluatePolicy(policy, { operation: 'UPDATE', resource: jobs, username: PODOPS, object: { ...job, spec: { ...job.spec, backoffLimit: 9 } }, oldObject: job }), /only suspend a hook Job/);
     allowed(evaluatePolicy(policy, { operation: 'DELETE', resource: jobs, username: PODOPS, oldObject: job }));
+  });
+
+  test("workloads: holds only on podops' labelled ones, never owner references or others' finalizers", async () => {
+    const plain = await env.client.create<KubeObject & { spec: Record<string, unknown> }>(DEPLOYMENTS, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'plain', namespace: 'default' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'plain' } }, template: { metadata: { labels: { app: 'plain' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+    });
+    const updateOf = (before: KubeObject, change: (o: KubeObject & { spec: Record<string, unknown> }) => void, resource = 'deployments') => {
+      const after = structuredClone(before) as KubeObject & { spec: Record<string, unknown> };
+      change(after);
+      return evaluatePolicy(policy, { operation: 'UPDATE', resource: { group: 'apps', version: 'v1', resource }, username: PODOPS, object: after, oldObject: before });
+    };
+    const hold = (d: KubeObject & { spec: Record<string, unknown> }) => (d.spec.paused = true);
+    deniedFor(updateOf(plain, hold), /may only hold or release a workload labelled rolloutlifecycle\.kusionstack\.io\/name/);
+    deniedFor(updateOf(plain, (d) => (d.spec.strategy = { type: 'Recreate' })), /may only hold or release/);
+    // podops' own order: the label first (a write of its own), then the hold; the release before the label goes.
+    const labelled = structuredClone(plain);
+    labelled.metadata.labels = { [RL_WORKLOAD_LABEL]: 'web' };
+    allowed(updateOf(plain, (d) => (d.metadata.labels = { [RL_WORKLOAD_LABEL]: 'web' })));
+    allowed(updateOf(labelled, hold));
+    const stashed = structuredClone(plain);
+    stashed.metadata.annotations = { [RL_USER_SETTINGS_ANNOTATION]: '{}' };
+    (stashed.spec as Record<string, unknown>).paused = true;
+    allowed(updateOf(stashed, (d) => ((d.spec.paused = false), (d.metadata.annotations = {}))));
+    // A dangling owner reference (the garbage collector would delete the workload), a finalizer of someone else's.
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '6c1d1b52-0000-4000-8000-00000000dead' };
+    deniedFor(updateOf(labelled, (d) => (d.metadata.ownerReferences = [owner])), /owner references or the finalizers/);
+    deniedFor(updateOf(labelled, (d) => (d.metadata.finalizers = ['example.com/block'])), /owner references or the finalizers/);
+    const replicaSet = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'plain-1', namespace: 'default' }, spec: { replicas: 2 } } as KubeObject;
+    deniedFor(updateOf(replicaSet, (rs) => (rs.metadata.ownerReferences = [owner]), 'replicasets'), /owner references or the finalizers/);
+  });
+
+  test('evictions: with the pod\'s own grace period only; the webhook configurations: podops\' own by name', async () => {
+    const evictions = { group: '', version: 'v1', resource: 'pods' };
+    const eviction = (deleteOptions?: Record<string, unknown>) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'web-0', namespace: 'default' }, ...(deleteOptions && { deleteOptions }) });
+    const evict = (deleteOptions?: Record<string, unknown>) => evaluatePolicy(policy, { operation: 'CREATE', resource: evictions, subResource: 'eviction', username: PODOPS, object: eviction(deleteOptions) });
+    allowed(evict());
+    allowed(evict({ preconditions: { uid: 'u' }, dryRun: ['All'] }));
+    deniedFor(evict({ gracePeriodSeconds: 0 }), /own grace period/);
+    deniedFor(evict({ propagationPolicy: 'Orphan' }), /own grace period/);
+    const resource = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' };
+    const other = { ...structuredClone(webhooks), metadata: { ...webhooks.metadata, name: 'someone-elses' } };
+    const next = structuredClone(other) as KubeObject & { webhooks: { clientConfig: Record<string, unknown> }[] };
+    next.webhooks.forEach((w) => (w.clientConfig.caBundle = Buffer.from('attacker-ca').toString('base64')));
+    deniedFor(evaluatePolicy(policy, { operation: 'UPDATE', resource, username: PODOPS, object: next, oldObject: other }), /only change its own webhook configurations/);
+  });
+
+  test("PodTransitionRules and RolloutLifecycles: podops' finalizer comes and goes, the spec never changes", () => {
+    const resource = { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' };
+    const rule = { apiVersion: 'apps.kusionstack.io/v1alpha1', kind: 'PodTransitionRule', metadata: { name: 'budget', namespace: 'default' }, spec: { selector: {}, rules: [{ name: 'b', availablePolicy: { maxUnavailableValue: 1 } }] } };
+    const update = (change: (r: typeof rule & { metadata: Record<string, unknown> }) => void) => {
+      const after = structuredClone(rule) as typeof rule & { metadata: Record<string, unknown> };
+      change(after);
+      return evaluatePolicy(policy, { operation: 'UPDATE', resource, username: PODOPS, object: after, oldObject: rule });
+    };
+    allowed(update((r) => (r.metadata.finalizers = [TRANSITION_RULE_FINALIZER])));
+    deniedFor(update((r) => (r.spec.rules = [])), /may not change the spec/);
+    deniedFor(update((r) => (r.metadata.finalizers = ['example.com/keep'])), /owner references or the finalizers/);
   });
 });

@@ -42,7 +42,8 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest): PolicyOu
     request: toCel({
       operation: request.operation,
       resource: request.resource,
-      subResource: request.subResource ?? '',
+      // Left out of a request to the resource itself, as kube-apiserver leaves it out.
+      ...(request.subResource && { subResource: request.subResource }),
       userInfo: { username: request.username },
     }),
     object: toCel(request.object ?? null),

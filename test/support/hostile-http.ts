@@ -90,3 +90,36 @@ export function hostileRequests(path: string): [string, string | Buffer][] {
     ['bytes that are not HTTP', Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00])],
   ];
 }
+
+/**
+ * Keys that a plain object answers from its prototype (`constructor`, `toString`), or that set its prototype
+ * (`__proto__`): request text used as a key must never reach one.
+ */
+export const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
+
+/**
+ * AdmissionReviews no API server sends, each named for the test's message: kinds that are members of
+ * Object.prototype, as a kind and as a subresource.
+ */
+export function hostileReviews(): [string, string][] {
+  const review = (kind: string, subResource?: string): string =>
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'hostile', kind: { group: '', version: 'v1', kind }, resource: { group: '', version: 'v1', resource: 'pods' }, ...(subResource && { subResource }), namespace: 'default', name: 'x', operation: 'CREATE', object: { metadata: { name: 'x' } } },
+    });
+  return PROTOTYPE_KEYS.flatMap((key): [string, string][] => [
+    [`the kind ${key}`, review(key)],
+    [`the subresource Pod/${key}`, review('Pod', key)],
+  ]);
+}
+
+/** A review of a kind of `length` characters that no other call returns (a fresh metric label, were it used as one). */
+export function uniqueKindReview(i: number, length = 200): string {
+  const kind = `Forged${i}`.padEnd(length, 'x');
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: `unique-${i}`, kind: { group: 'forged.example.com', version: 'v1', kind }, resource: { group: 'forged.example.com', version: 'v1', resource: 'forgeds' }, namespace: 'default', name: 'x', operation: 'CREATE', object: { metadata: { name: 'x' } } },
+  });
+}

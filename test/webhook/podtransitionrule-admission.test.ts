@@ -151,6 +151,20 @@ describe('PodTransitionRule admission', () => {
     assert.deepEqual(probed, ['gate', 'gate']);
   });
 
+  test('a budget out of range is refused on a write of the spec, and a stored one stays writable otherwise (its finalizer)', async () => {
+    const budget = (maxUnavailableValue: number | string, finalizers?: string[]): PodTransitionRule => ({
+      ...rule('http://unused'),
+      metadata: { name: 'gate', namespace: 'default', ...(finalizers && { finalizers }) },
+      spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue } }] },
+    });
+    const refused = await validateTransitionRule(request('CREATE', budget('150%')));
+    assert.deepEqual(refused, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'spec.rule.budget.availablePolicy.maxUnavailableValue: Invalid value: "150%": must not be greater than 100%' } });
+    const edited = await validateTransitionRule(request('UPDATE', budget(-1), { oldObject: budget(1) }));
+    assert.equal(edited.allowed, false);
+    // Stored before podops refused it: the controller's finalizer still comes and goes.
+    assert.deepEqual(await validateTransitionRule(request('UPDATE', budget(-1, ['finalizer.operating.kusionstack.io/protected']), { oldObject: budget(-1) })), { allowed: true });
+  });
+
   test('defaulting fills failurePolicy and the poll interval and timeout, on dry-run requests too', () => {
     const expected = {
       allowed: true,

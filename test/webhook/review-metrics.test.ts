@@ -1,5 +1,6 @@
 // podops_admission_review_duration_seconds: every AdmissionReview answered is timed under its kind, operation
-// and verdict, so a dashboard can tell slow denials from slow patches.
+// and verdict, so a dashboard can tell slow denials from slow patches; a kind the webhook does not serve is
+// `other` (anyone can send a review of any kind).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +10,7 @@ import type { ServingBundle } from '../../src/webhook/certificates.ts';
 import { genericRoute } from '../../src/webhook/dispatch.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
 import { reviewBody } from '../support/admission-review.ts';
+import { PROTOTYPE_KEYS } from '../support/hostile-http.ts';
 import { localCertificates, post } from '../support/tls.ts';
 
 const review = (operation: string, subResource?: string): string =>
@@ -48,5 +50,16 @@ describe('admission review metrics', () => {
       .map((v) => `${v.labels.kind} ${v.labels.operation} ${v.labels.verdict}=${v.value}`)
       .sort();
     assert.deepEqual(counts, ['Pod CREATE patched=1', 'Pod DELETE denied=2', 'Pod UPDATE allowed=1', 'Pod/status UPDATE error=1']);
+  });
+
+  test('a kind the route does not serve is counted as other, whatever its text: the labels stay a fixed set', async () => {
+    const kinds = [...PROTOTYPE_KEYS, ...Array.from({ length: 50 }, (_, i) => `Forged${i}${'x'.repeat(200)}`)];
+    for (const kind of kinds) {
+      const answer = await post(address, '/hooks', reviewBody({ uid: 'u2', kind: { group: '', version: 'v1', kind }, operation: 'CREATE', object: {} }), certs.ca.cert);
+      assert.equal(JSON.parse(answer.text).response.allowed, true, `${kind} is answered as a kind nobody handles`);
+    }
+    await post(address, '/hooks', review('UPDATE', '__proto__'), certs.ca.cert);
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'podops_admission_review_duration_seconds');
+    assert.deepEqual(new Set(metric?.values.map((v) => v.labels.kind)), new Set(['Pod', 'Pod/status', 'other']));
   });
 });

@@ -1,7 +1,9 @@
-// A RolloutLifecycle's hooks become Jobs that podops creates with its own rights, so new hooks are admitted
-// only from a user the API server's authorizer lets create Jobs in the namespace (a SubjectAccessReview for
-// the review's userInfo). Here the API server is a small fake whose authorizer the test decides; the real
-// request body is checked, and an authorizer that fails refuses the write rather than letting it through.
+// A RolloutLifecycle makes podops act with its own rights: it labels, holds and releases the target workload,
+// and its hooks become Jobs. So a RolloutLifecycle is admitted only from a user the API server's authorizer
+// lets update (or patch) that workload, and new hooks only from one it lets create Jobs in the namespace
+// (SubjectAccessReviews for the review's userInfo). Here the API server is a small fake whose authorizer the
+// test decides; the real request body is checked, and an authorizer that fails refuses the write rather than
+// letting it through.
 
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -42,17 +44,19 @@ const body = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
   return chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
 };
 
-describe('RolloutLifecycle hooks and the author\'s right to create Jobs', () => {
+describe('a RolloutLifecycle and its author\'s rights to the workload and to Jobs', () => {
   let server: Server;
   let client: KubeClient;
   let rolloutLifecycles: Informer<RolloutLifecycle>;
   const stop = new AbortController();
   const reviews: Array<{ spec: Record<string, unknown> }> = [];
   const dryRunJobs: string[] = [];
-  /** What the fake authorizer answers per user name. */
-  const authorizer: Record<string, { allowed: boolean; reason?: string } | 'error'> = {
-    alice: { allowed: true, reason: 'RBAC: allowed by RoleBinding "deployers/shop"' },
-    bob: { allowed: false, reason: '' },
+  /** What the fake authorizer answers per user name: `verb resource` pairs allowed, or an error. */
+  const authorizer: Record<string, string[] | 'error'> = {
+    alice: ['update deployments', 'patch deployments', 'create jobs'],
+    // kubectl apply patches: the right to patch is enough.
+    bob: ['patch deployments'],
+    dave: ['create jobs'],
     carol: 'error',
   };
 
@@ -63,9 +67,11 @@ describe('RolloutLifecycle hooks and the author\'s right to create Jobs', () => 
       if (req.method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
         const sar = (await body(req)) as { spec: Record<string, unknown> };
         reviews.push(sar);
-        const answer = authorizer[sar.spec.user as string];
-        if (answer === 'error') return json(500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the authorizer is unavailable', code: 500 });
-        return json(201, { ...sar, status: answer ?? { allowed: false } });
+        const rights = authorizer[sar.spec.user as string] ?? [];
+        if (rights === 'error') return json(500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the authorizer is unavailable', code: 500 });
+        const { verb, resource } = sar.spec.resourceAttributes as { verb: string; resource: string };
+        const allowed = rights.includes(`${verb} ${resource}`);
+        return json(201, { ...sar, status: allowed ? { allowed, reason: 'RBAC: allowed by RoleBinding "deployers/shop"' } : { allowed } });
       }
       if (req.method === 'POST' && url.pathname === '/apis/batch/v1/namespaces/shop/jobs' && url.searchParams.get('dryRun') === 'All') {
         const job = await body(req);
@@ -96,15 +102,38 @@ describe('RolloutLifecycle hooks and the author\'s right to create Jobs', () => 
 
   const validate = (request: AdmissionRequest) => validateRolloutLifecycleRequest(request, { client, rolloutLifecycles });
 
-  test('a user who may create Jobs there is admitted; the review asks exactly that, as the review\'s user', async () => {
+  test('a user who may update the workload and create Jobs there is admitted; the reviews ask exactly that, as the review\'s user', async () => {
     const alice: UserInfo = { username: 'alice', uid: 'u-1', groups: ['deployers', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=ab'] } };
     reviews.length = 0;
+    dryRunJobs.length = 0;
     assert.deepEqual(await validate(review(alice, rolloutLifecycle([smoke]))), { allowed: true });
-    assert.deepEqual(reviews.map((r) => r.spec), [{ user: 'alice', uid: 'u-1', groups: alice.groups, extra: alice.extra, resourceAttributes: { verb: 'create', group: 'batch', resource: 'jobs', namespace: 'shop' } }]);
+    const asked = (resourceAttributes: Record<string, string>) => ({ user: 'alice', uid: 'u-1', groups: alice.groups, extra: alice.extra, resourceAttributes });
+    assert.deepEqual(reviews.map((r) => r.spec), [
+      asked({ verb: 'update', group: 'apps', resource: 'deployments', namespace: 'shop', name: 'web' }),
+      asked({ verb: 'create', group: 'batch', resource: 'jobs', namespace: 'shop' }),
+    ]);
     assert.equal(dryRunJobs.length, 1, 'and the hook\'s Job is then judged by a dry run');
   });
 
-  test('a user who may not is refused, with the field, the right and why it is needed', async () => {
+  test('the right to patch the workload is enough (kubectl apply patches)', async () => {
+    assert.deepEqual(await validate(review({ username: 'bob' }, rolloutLifecycle([]))), { allowed: true });
+  });
+
+  test('a user who may not update or patch the workload is refused, even one who may create Jobs: podops would hold it for them', async () => {
+    for (const hooks of [[], [smoke]]) {
+      const verdict = await validate(review({ username: 'dave', groups: ['system:authenticated'] }, rolloutLifecycle(hooks)));
+      assert.equal(!verdict.allowed && verdict.status.code, 403);
+      assert.equal(
+        !verdict.allowed && verdict.status.message,
+        'spec.targetRef: Forbidden: user "dave" may not update or patch deployments.apps "web" in namespace "shop", and podops labels, holds and releases the workload\'s rollouts in its own name',
+      );
+    }
+    // Adding hooks to a RolloutLifecycle is asked again: podops starts holding the workload.
+    const verdict = await validate(review({ username: 'dave' }, rolloutLifecycle([smoke]), rolloutLifecycle([])));
+    assert.match(!verdict.allowed ? verdict.status.message : '', /^spec\.targetRef: Forbidden: user "dave" may not update or patch/);
+  });
+
+  test('a user who may not create Jobs is refused new hooks, with the field, the right and why it is needed', async () => {
     const verdict = await validate(review({ username: 'bob', groups: ['system:authenticated'] }, rolloutLifecycle([smoke])));
     assert.equal(verdict.allowed, false);
     assert.equal(!verdict.allowed && verdict.status.code, 403);
@@ -114,14 +143,19 @@ describe('RolloutLifecycle hooks and the author\'s right to create Jobs', () => 
   test('an authorizer that cannot answer refuses the write (500, retried), never lets it through unchecked', async () => {
     const verdict = await validate(review({ username: 'carol' }, rolloutLifecycle([smoke])));
     assert.equal(!verdict.allowed && verdict.status.code, 500);
-    assert.match(!verdict.allowed ? verdict.status.message : '', /^cannot ask the API server whether user "carol" may create jobs\.batch in namespace "shop" \(podops runs the hooks as Jobs in its own name\): the authorizer is unavailable$/);
+    assert.match(
+      !verdict.allowed ? verdict.status.message : '',
+      /^cannot ask the API server whether user "carol" may update deployments\.apps "web" in namespace "shop" \(podops labels, holds and releases the workload's rollouts in its own name\): the authorizer is unavailable$/,
+    );
   });
 
-  test('no review when no hook is new: a RolloutLifecycle without hooks, and an update that keeps the hooks', async () => {
+  test('no review when the hooks do not change; no Job review when no Job is new', async () => {
     reviews.length = 0;
-    assert.deepEqual(await validate(review({ username: 'bob' }, rolloutLifecycle([]))), { allowed: true });
     const labelled = { ...rolloutLifecycle([smoke]), metadata: { ...rolloutLifecycle([smoke]).metadata, labels: { team: 'shop' } } };
-    assert.deepEqual(await validate(review({ username: 'bob' }, labelled, rolloutLifecycle([smoke]))), { allowed: true });
+    assert.deepEqual(await validate(review({ username: 'dave' }, labelled, rolloutLifecycle([smoke]))), { allowed: true });
     assert.equal(reviews.length, 0);
+    // A hook removed: the workload's right is asked (its holds change), no Job's.
+    assert.deepEqual(await validate(review({ username: 'bob' }, rolloutLifecycle([]), rolloutLifecycle([smoke]))), { allowed: true });
+    assert.deepEqual(reviews.map((r) => (r.spec.resourceAttributes as { resource: string }).resource), ['deployments', 'deployments']);
   });
 });

@@ -174,6 +174,26 @@ describe('webhook server hardening', () => {
     assert.deepEqual(kind.status, { code: 400, message: 'unable to decode the request: request.kind.kind must be a string' });
   });
 
+  test("an object beyond its schema's bounds is denied naming the field; an old object beyond them is not", async () => {
+    const ptrReview = (object: unknown, oldObject?: unknown) =>
+      reviewBody({
+        kind: { group: 'apps.kusionstack.io', version: 'v1alpha1', kind: 'PodTransitionRule' },
+        resource: { group: 'apps.kusionstack.io', version: 'v1alpha1', resource: 'podtransitionrules' },
+        operation: oldObject ? 'UPDATE' : 'CREATE',
+        object,
+        ...(oldObject !== undefined && { oldObject }),
+      });
+    const rules = (count: number, url = 'http://rules.example.com/check') => Array.from({ length: count }, (_, i) => ({ name: `r${i}`, webhook: { clientConfig: { url } } }));
+    const rule = (list: unknown[]) => ({ metadata: { name: 'r' }, spec: { selector: {}, rules: list } });
+    assert.deepEqual((await verdictOf(ptrReview(rule(rules(5000))))).status, { code: 403, reason: 'Forbidden', message: 'spec.rules: Too many: 5000: must have at most 64 items' });
+    const longUrl = `http://rules.example.com/${'a'.repeat(3000)}`;
+    assert.deepEqual((await verdictOf(ptrReview(rule(rules(1, longUrl))))).status, { code: 403, reason: 'Forbidden', message: 'spec.rules[0].webhook.clientConfig.url: Too long: may not be more than 2048 bytes' });
+    // Characters, not bytes, as the API server counts them: 2,048 three-byte characters are within the bound.
+    assert.equal((await verdictOf(ptrReview(rule(rules(1, `http://x/${'€'.repeat(2039)}`))))).status, undefined);
+    // An update that shrinks an object stored before a bound existed passes.
+    assert.equal((await verdictOf(ptrReview(rule(rules(2)), rule(rules(100))))).status, undefined);
+  });
+
   test('only AEAD cipher suites: a TLS 1.2 client offering only CBC suites is refused', async () => {
     const [host, port] = address.split(':');
     const handshake = (ciphers: string) =>

@@ -269,6 +269,16 @@ describe('/metrics', () => {
     assert.equal(h.sandbox.requestCount({ verb: 'POST', resource: 'configmaps', code: '201', dry_run: '' }), before + 1);
   });
 
+  test('a subresource the resource does not serve is answered 404 and not counted: the path never becomes a label', async () => {
+    const before = h.sandbox.requestCount();
+    for (let i = 0; i < 200; i++) {
+      assert.equal((await h.http('GET', `/api/v1/namespaces/${ns}/pods/t1/forged-${i}`)).status, 404);
+      assert.equal((await h.http('GET', `/apis/apps/v1/namespaces/${ns}/deployments/d/__proto__${i}`)).status, 404);
+    }
+    assert.equal(h.sandbox.requestCount(), before);
+    assert.doesNotMatch((await h.http('GET', '/metrics')).text, /forged-|__proto__/);
+  });
+
   test('counts a watch once it ends, and a server-side apply as APPLY', async () => {
     const watches = (): number => h.sandbox.requestCount({ verb: 'WATCH', resource: 'configmaps', scope: 'namespace' });
     const before = watches();

@@ -3,7 +3,8 @@
 import { isIP } from 'node:net';
 import { stringify } from 'yaml';
 import { parseFeatureGates } from '../../operator/feature-gates.ts';
-import { DEFAULT_MANIFEST_OPTIONS, manifests } from '../../operator/manifests.ts';
+import { DEFAULT_MANIFEST_OPTIONS, manifests, webhookServiceHost } from '../../operator/manifests.ts';
+import { DEFAULT_APISERVER_CONFIG_DIR, WEBHOOK_CLIENT_FILES, WEBHOOK_CLIENT_NAME, writeWebhookClientAuth } from '../../operator/webhook-client-auth.ts';
 import { UsageError, durationFlag, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 
 const usage = `Usage: podops manifests [options] | kubectl apply -f -
@@ -21,6 +22,8 @@ ${optionsHelp([
   ['--eviction-abandoned-after D', 'passed to the operator: a pod whose eviction nobody retried this long returns', `to service (default ${DEFAULT_MANIFEST_OPTIONS.evictionAbandonedAfter})`],
   ['--webhook-source-cidrs LIST', "add a NetworkPolicy admitting only these CIDRs (the control plane's) to the", 'webhook port; metrics and probes stay open'],
   ['--no-admission-policy', "leave out the ValidatingAdmissionPolicy that limits podops' ServiceAccount", '(needed before Kubernetes 1.30)'],
+  ['--webhook-client-auth DIR', "only the API server is served: writes to DIR what kube-apiserver needs to present a", 'client certificate to the webhooks (an AdmissionConfiguration, its kubeconfig) and the CA', "that issued it, and prints the manifests with that CA; run again, it keeps what is not due"],
+  ['--apiserver-config-dir PATH', `with --webhook-client-auth: where the files will be on the control-plane nodes`, `(default ${DEFAULT_APISERVER_CONFIG_DIR})`],
   ['--webhook-client-ca-secret NAME', "a Secret in --namespace whose ca.crt signs the API server's webhook client", 'certificate: only callers presenting such a certificate are served'],
   ['--webhook-client-names LIST', 'with --webhook-client-ca-secret: the accepted names of that certificate'],
   ['--image-pull-policy POLICY', "Always, IfNotPresent or Never (default: Kubernetes')"],
@@ -70,6 +73,8 @@ export const manifestsCommand: Command = {
         'webhook-timeout-seconds': { type: 'string', default: String(DEFAULT_MANIFEST_OPTIONS.webhookTimeoutSeconds) },
         'webhook-source-cidrs': { type: 'string', default: '' },
         'no-admission-policy': { type: 'boolean', default: false },
+        'webhook-client-auth': { type: 'string', default: '' },
+        'apiserver-config-dir': { type: 'string', default: DEFAULT_APISERVER_CONFIG_DIR },
         'webhook-client-ca-secret': { type: 'string', default: '' },
         'webhook-client-names': { type: 'string', default: '' },
         'cert-manager': { type: 'boolean', default: false },
@@ -89,6 +94,13 @@ export const manifestsCommand: Command = {
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.namespace)) throw new UsageError(`--namespace "${values.namespace}" is not a valid namespace name`);
     const cidrs = values['webhook-source-cidrs'].split(',').map((c) => c.trim()).filter(Boolean);
     for (const cidr of cidrs) if (!isCidr(cidr)) throw new UsageError(`--webhook-source-cidrs: "${cidr}" is not a CIDR such as 10.0.0.0/16 or fd00::/64`);
+    const clientAuthDir = values['webhook-client-auth'];
+    if (clientAuthDir && (values['webhook-client-ca-secret'] || values['webhook-client-names'])) {
+      throw new UsageError(`--webhook-client-auth makes its own CA and names its certificate ${WEBHOOK_CLIENT_NAME}: leave out --webhook-client-ca-secret and --webhook-client-names`);
+    }
+    if (values['apiserver-config-dir'] !== DEFAULT_APISERVER_CONFIG_DIR && !clientAuthDir) throw new UsageError('--apiserver-config-dir needs --webhook-client-auth');
+    // kube-apiserver refuses a relative kubeConfigFile.
+    if (!values['apiserver-config-dir'].startsWith('/')) throw new UsageError(`--apiserver-config-dir must be an absolute path, got "${values['apiserver-config-dir']}"`);
     if (values['webhook-client-names'] && !values['webhook-client-ca-secret']) throw new UsageError('--webhook-client-names needs --webhook-client-ca-secret');
     const pullPolicy = values['image-pull-policy'];
     if (pullPolicy && !['Always', 'IfNotPresent', 'Never'].includes(pullPolicy)) throw new UsageError(`--image-pull-policy must be Always, IfNotPresent or Never, got "${pullPolicy}"`);
@@ -112,6 +124,7 @@ export const manifestsCommand: Command = {
     if (interval && !/^(\d+(ms|s|m|h))+$/.test(interval)) throw new UsageError(`--service-monitor-interval must be a duration such as 30s or 1m, got "${interval}"`);
     if (interval && !values['service-monitor']) throw new UsageError('--service-monitor-interval needs --service-monitor');
     const list = (text: string): string[] => text.split(',').map((item) => item.trim()).filter(Boolean);
+    const clientAuth = clientAuthDir ? await writeWebhookClientAuth(clientAuthDir, { webhookHost: webhookServiceHost(values.namespace), apiserverDir: values['apiserver-config-dir'], now: Date.now() }) : undefined;
     const objects = manifests({
       ...DEFAULT_MANIFEST_OPTIONS,
       namespace: values.namespace,
@@ -129,7 +142,8 @@ export const manifestsCommand: Command = {
       webhookSourceCIDRs: cidrs,
       admissionPolicy: !values['no-admission-policy'],
       webhookClientCASecret: values['webhook-client-ca-secret'],
-      webhookClientNames: values['webhook-client-names'],
+      webhookClientCA: clientAuth?.caCert ?? '',
+      webhookClientNames: clientAuth ? WEBHOOK_CLIENT_NAME : values['webhook-client-names'],
       certManager: values['cert-manager'],
       certManagerIssuerRef: issuerMatch ? { name: issuerMatch[2] as string, kind: issuerMatch[1] as string, group: 'cert-manager.io' } : {},
       serviceMonitor: values['service-monitor'],
@@ -137,6 +151,23 @@ export const manifestsCommand: Command = {
       podDisruptionBudget: !values['no-pod-disruption-budget'],
     });
     io.stdout.write(objects.map((o) => stringify(o)).join('---\n'));
+    if (clientAuth) io.stderr.write(clientAuthSteps(clientAuthDir, values['apiserver-config-dir'], clientAuth));
     return 0;
   },
 };
+
+/** What to do with the files --webhook-client-auth wrote (on stderr: stdout is the manifests). */
+function clientAuthSteps(dir: string, apiserverDir: string, files: Awaited<ReturnType<typeof writeWebhookClientAuth>>): string {
+  const f = WEBHOOK_CLIENT_FILES;
+  const what = [files.newCA ? 'a new CA' : 'the CA kept', files.newClientCertificate ? `a new API server certificate (until ${files.notAfter.toISOString().slice(0, 10)})` : `the API server certificate kept (until ${files.notAfter.toISOString().slice(0, 10)})`];
+  return [
+    `podops manifests: --webhook-client-auth: ${what.join(', ')}, in ${dir}. On every control-plane node:`,
+    `  1. copy ${dir}/${f.admissionConfiguration} and ${dir}/${f.kubeconfig} to ${apiserverDir}/ (readable by kube-apiserver only);`,
+    `  2. run kube-apiserver with --admission-control-config-file=${apiserverDir}/${f.admissionConfiguration} (if it has one already,`,
+    `     add the two plugins of this one to it) and restart it;`,
+    `  3. apply these manifests (or: helm ... -f ${dir}/${f.helmValues}): the operator then serves only that certificate.`,
+    `Keep ${dir}/${f.caKey} off the cluster: it issues the certificate podops accepts. Run this again before the`,
+    `certificate expires (it is reissued 30 days before), then copy ${f.kubeconfig} again and restart kube-apiserver.`,
+    '',
+  ].join('\n');
+}

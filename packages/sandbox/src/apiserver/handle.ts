@@ -41,6 +41,9 @@ function checkSubresource(req: ApiRequest): void {
 }
 
 export async function handleRequest(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
+  // A subresource the resource does not serve is answered uncounted, as by kube-apiserver (which has no route
+  // for it): the path is the client's text, and a series per distinct one would grow /metrics without bound.
+  checkSubresource(req);
   const count = (code: number): void =>
     ctx.requests.record(
       requestLabels({ ...req, dryRun: req.query.get('dryRun') === 'All', group: req.def.group, version: req.def.version, resource: req.def.resource }, code),
@@ -73,7 +76,6 @@ export async function handleRequest(ctx: ServerContext, req: ApiRequest): Promis
 }
 
 async function answer(ctx: ServerContext, req: ApiRequest): Promise<ApiResult> {
-  checkSubresource(req);
   const result = await route(ctx, req);
   // Writes answer with the stored object; a view of another storage shape (events.k8s.io) converts it.
   const { toExternal, storageApiVersion } = req.def;

@@ -2,7 +2,8 @@
 // reads from storage): a missing field, or a null one the schema does not allow, takes its
 // `default`; defaulting then continues inside the values, so defaults nest.
 
-import { cloneJson, isJsonObject } from '../meta/object.ts';
+import { cloneJson, isJsonObject, ownMember } from '../meta/object.ts';
+import { setOwn } from '../patch/json-value.ts';
 import type { CompiledSchema, SchemaNode } from './compile.ts';
 
 /** Returns a defaulted copy of `obj`; the input is not modified. */
@@ -25,7 +26,8 @@ function applyDefaults(x: unknown, s: SchemaNode | undefined): void {
   }
   if (!isJsonObject(x)) return;
   for (const [key, prop] of s.properties ?? []) {
-    if (prop.hasDefault && (x[key] === undefined || isDisallowedNull(x[key], prop))) x[key] = cloneJson(prop.default);
+    const value = ownMember(x, key);
+    if (prop.hasDefault && (value === undefined || isDisallowedNull(value, prop))) setOwn(x, key, cloneJson(prop.default));
   }
   const additional = s.additionalProperties?.schema;
   for (const key of Object.keys(x)) {

@@ -3,6 +3,7 @@
 // so `date-time` and `datetime` are the same format.
 
 import { isIP } from 'node:net';
+import { ownMember } from '../meta/object.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const uuid3Pattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -59,7 +60,7 @@ export function isSupportedStringFormat(format: string): boolean {
 
 /** Whether `value` is valid for a supported format; unsupported formats accept everything. */
 export function matchesFormat(format: string, value: string): boolean {
-  const check = checkers[normalize(format)];
+  const check = ownMember(checkers, normalize(format));
   return check ? check(value) : true;
 }
 

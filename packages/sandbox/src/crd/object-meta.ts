@@ -2,7 +2,7 @@
 // does not have are dropped (and reported, as strict decoding reports them), empty values that
 // Go's omitempty leaves out disappear, and timestamps are rewritten as RFC 3339 in UTC.
 
-import { isJsonObject, type JsonObject } from '../meta/object.ts';
+import { isJsonObject, ownMember, type JsonObject } from '../meta/object.ts';
 import { formatTimestamp, parseTimestamp } from '../meta/time.ts';
 import { indexPath } from './field-path.ts';
 
@@ -43,7 +43,7 @@ export function reduceObjectMeta(metadata: unknown, prefix: string): ReducedObje
   const unknownFields: string[] = [];
   const out: JsonObject = {};
   for (const key of Object.keys(metadata).sort()) {
-    const kind = objectMetaFields[key];
+    const kind = ownMember(objectMetaFields, key);
     if (!kind) {
       unknownFields.push(`${prefix}.${key}`);
       continue;
@@ -53,7 +53,7 @@ export function reduceObjectMeta(metadata: unknown, prefix: string): ReducedObje
   }
   // Keep the caller's key order for the fields that stay.
   const ordered: JsonObject = {};
-  for (const key of Object.keys(metadata)) if (key in out) ordered[key] = out[key];
+  for (const key of Object.keys(metadata)) if (Object.hasOwn(out, key)) ordered[key] = out[key];
   return { metadata: ordered, unknownFields };
 }
 

@@ -4,7 +4,7 @@
 // the same de-duplication of identical messages, and the same conversion to field errors.
 
 import { fieldRequired, type FieldError } from '../errors.ts';
-import { isJsonObject, jsonEqual } from '../meta/object.ts';
+import { isJsonObject, jsonEqual, ownMember } from '../meta/object.ts';
 import type { SchemaNode } from './compile.ts';
 import { childPath } from './field-path.ts';
 import { matchesFormat } from './formats.ts';
@@ -256,10 +256,11 @@ function validateObject(s: SchemaNode, data: Record<string, unknown>, path: stri
     }
   }
   for (const [name, prop] of s.properties ?? []) {
-    if (data[name] !== undefined) merge(res, validateValue(prop, data[name], path ? `${path}.${name}` : name));
+    const value = ownMember(data, name);
+    if (value !== undefined) merge(res, validateValue(prop, value, path ? `${path}.${name}` : name));
   }
   for (const name of s.required) {
-    if (data[name] === undefined) addIssue(res, { code: 'required', name: `${path}.${name}`, value: undefined, message: `${path}.${name} in body is required` });
+    if (ownMember(data, name) === undefined) addIssue(res, { code: 'required', name: `${path}.${name}`, value: undefined, message: `${path}.${name} in body is required` });
   }
   return res;
 }

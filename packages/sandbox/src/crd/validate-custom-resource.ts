@@ -64,7 +64,7 @@ function lookup(obj: unknown, jsonPath: string): Lookup {
       return { error: `${at} accessor error: ${goValue(current)} is of the type ${goTypeName(current)}, expected map[string]interface{}` };
     }
     const key = fields[i] ?? '';
-    if (!(key in current)) return { found: false };
+    if (!Object.hasOwn(current, key)) return { found: false };
     current = current[key];
   }
   return { found: true, value: current };

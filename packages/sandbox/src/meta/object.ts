@@ -42,6 +42,14 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * `record[key]` when the record itself has the key. For a key that is a client's text: a plain object answers
+ * `constructor`, `toString` or `__proto__` from its prototype.
+ */
+export function ownMember<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
  * A deep copy of a JSON value (objects read from the store are shared and must not be edited), with
  * the result of a JSON round trip: undefined members dropped, undefined array elements and
  * non-finite numbers as null. A direct copy is several times faster than the round trip or

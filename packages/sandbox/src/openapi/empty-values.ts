@@ -6,7 +6,7 @@
 // a null in a string map (`labels: {"a": null}`) into the empty string: Go decodes a null into a string
 // as nothing, and the map keeps the key with the zero value.
 
-import { isJsonObject } from '../meta/object.ts';
+import { isJsonObject, ownMember } from '../meta/object.ts';
 import { objectMetaName } from './builtin-schemas.ts';
 import type { Schema } from './schema-builders.ts';
 import { resolveSchema, type Schemas } from './unknown-fields.ts';
@@ -27,14 +27,14 @@ function walk(schemas: Schemas, schema: Schema | undefined, value: unknown): voi
   if (!isJsonObject(value) || !isJsonObject(s.properties)) return;
   const properties = s.properties as Record<string, Schema>;
   for (const [key, field] of Object.entries(value)) {
-    const fieldSchema = resolveSchema(schemas, properties[key]).schema;
+    const fieldSchema = resolveSchema(schemas, ownMember(properties, key)).schema;
     if (!fieldSchema) continue;
     const emptyMap = isMapSchema(fieldSchema) && isJsonObject(field) && Object.keys(field).length === 0;
     const emptyMetaList = definition === objectMetaName && objectMetaLists.includes(key) && Array.isArray(field) && field.length === 0;
     if (emptyMap || emptyMetaList) delete value[key];
     else if (isStringMapSchema(fieldSchema) && isJsonObject(field)) {
       for (const [mapKey, item] of Object.entries(field)) if (item === null) field[mapKey] = '';
-    } else walk(schemas, properties[key], field);
+    } else walk(schemas, ownMember(properties, key), field);
   }
 }
 

@@ -7,7 +7,7 @@
 // structured-merge-diff for an apply. Other typed fields are not checked.
 
 import { goValue } from '../crd/go-format.ts';
-import { isJsonObject } from '../meta/object.ts';
+import { isJsonObject, ownMember } from '../meta/object.ts';
 import { jsonKindName } from '../patch/go-format.ts';
 import type { Schema } from './schema-builders.ts';
 import { resolveSchema, type Schemas } from './unknown-fields.ts';
@@ -64,7 +64,7 @@ function find(schemas: Schemas, schema: Schema | undefined, value: unknown, at: 
   if (!isJsonObject(value)) return undefined;
   const properties = isJsonObject(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
   for (const [key, item] of Object.entries(value)) {
-    const child = properties ? properties[key] : isJsonObject(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined;
+    const child = properties ? ownMember(properties, key) : isJsonObject(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined;
     const found = child && find(schemas, child, item, { struct, field: properties ? (at.field ? `${at.field}.${key}` : key) : at.field, path: `${at.path}.${key}` });
     if (found) return found;
   }

@@ -2,7 +2,7 @@
 // as `unknown field "spec.containers[0].bogusField"` (a Warning, or a 400 with Strict validation).
 // This walks an object along its OpenAPI schema, removes such fields and returns their paths.
 
-import { isJsonObject } from '../meta/object.ts';
+import { isJsonObject, ownMember } from '../meta/object.ts';
 import type { Schema } from './schema-builders.ts';
 
 export type Schemas = Readonly<Record<string, Schema>>;
@@ -16,7 +16,7 @@ export function resolveSchema(schemas: Schemas, schema: Schema | undefined): { s
     const allOf = Array.isArray(current.allOf) ? (current.allOf[0] as Schema | undefined) : undefined;
     if (ref) {
       definition = ref.slice(ref.lastIndexOf('/') + 1);
-      current = schemas[definition];
+      current = ownMember(schemas, definition);
     } else if (allOf) current = allOf;
     else break;
   }
@@ -35,7 +35,7 @@ function walk(schemas: Schemas, schema: Schema | undefined, value: unknown, path
   if (properties) {
     for (const key of Object.keys(value)) {
       const child = path ? `${path}.${key}` : key;
-      const fieldSchema = properties[key];
+      const fieldSchema = ownMember(properties, key);
       if (!fieldSchema) {
         found.push(child);
         delete value[key];

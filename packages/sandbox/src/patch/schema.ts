@@ -4,6 +4,8 @@
 // carry metadata need to be described: an undescribed field of a struct is a plain field (objects
 // merge key by key, lists are replaced / atomic, scalars are replaced).
 
+import { ownMember } from '../meta/object.ts';
+
 /**
  * Go serializes the field even when it holds the zero value (a struct that is not a pointer, a list
  * or map without `omitempty`), so an empty object already has it: an Update that fills it in adds
@@ -67,7 +69,7 @@ export const deducedSchema: MapSchema = (() => {
 
 /** The schema of a child value: a declared field, a map value, or a plain field. */
 export function childSchema(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
-  if (node?.type === 'struct') return node.fields[key];
+  if (node?.type === 'struct') return ownMember(node.fields, key);
   if (node?.type === 'map') return node.values;
   return undefined;
 }

@@ -3,6 +3,7 @@
 // selectable field values of each kind.
 
 import { badRequestStatus, StatusError } from '../errors.ts';
+import { ownMember } from '../meta/object.ts';
 import { asObject, asString } from '../validation/json.ts';
 
 export type FieldOperator = '=' | '==' | '!=';
@@ -143,9 +144,9 @@ const defaultConversion: Conversion = {
  * with a 400 BadRequest worded as the real server words it.
  */
 export function convertFieldSelector(kind: FieldKind, requirements: readonly FieldRequirement[]): FieldRequirement[] {
-  const conversion = conversions[`${kind.group}/${kind.kind}`] ?? defaultConversion;
+  const conversion = ownMember(conversions, `${kind.group}/${kind.kind}`) ?? defaultConversion;
   return requirements.map((r) => {
-    const field = conversion.aliases?.[r.field] ?? r.field;
+    const field = ownMember(conversion.aliases, r.field) ?? r.field;
     if (!conversion.fields.includes(r.field) && field === r.field) throw badRequest(conversion.unsupported(r.field));
     return { ...r, field };
   });

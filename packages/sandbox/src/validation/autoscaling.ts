@@ -3,6 +3,7 @@
 // scale target, each metric's source and target, and the scaling behavior.
 
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../errors.ts';
+import { ownMember } from '../meta/object.ts';
 import { validateLabelSelector } from '../selectors/label-selector.ts';
 import { goLiteral } from './golang.ts';
 import { asNumber, asObject, asString, isPresent, objectList } from './json.ts';
@@ -100,7 +101,7 @@ function validateMetric(metric: Obj, path: string): FieldError[] {
   if (!metricTypes.includes(type)) errs.push(fieldNotSupported(`${path}.type`, type, metricTypes));
   const present = ['object', 'external', 'pods', 'resource', 'containerResource'].filter((f) => isPresent(metric[f]));
   if (present[0]) errs.push(...validateSource(present[0], asObject(metric[present[0]]), `${path}.${present[0]}`));
-  const expected = sourceFields[type];
+  const expected = ownMember(sourceFields, type);
   if (expected === undefined) errs.push(fieldNotSupported(`${path}.type`, type, metricTypes));
   else if (!isPresent(metric[expected])) errs.push(fieldRequired(`${path}.${expected}`, 'must populate information for the given metric source'));
   if (present.length !== 1) for (const field of present.filter((f) => f !== expected)) errs.push(fieldForbidden(`${path}.${field}`, 'must populate the given metric source only'));

@@ -129,7 +129,7 @@ export function validateConfigMap(cm: Obj): FieldError[] {
   let size = 0;
   for (const [key, value] of Object.entries(data)) {
     errs.push(...isConfigMapKey(key).map((msg) => fieldInvalid(`data[${key}]`, key, msg)));
-    if (key in binary) errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, key)) errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     size += Buffer.byteLength(asString(value), 'utf8');
   }
   for (const [key, value] of Object.entries(binary)) {

@@ -4,7 +4,7 @@
 
 import { goQuote } from '../crd/go-format.ts';
 import { fieldErrorString, type FieldError } from '../errors.ts';
-import { isJsonObject, type JsonObject } from '../meta/object.ts';
+import { isJsonObject, ownMember, type JsonObject } from '../meta/object.ts';
 import { asArray, asObject, asStringMap, semanticEqual } from './json.ts';
 
 /**
@@ -122,7 +122,7 @@ const goFieldNames: Record<string, string> = {
   setHostnameAsFQDN: 'SetHostnameAsFQDN',
 };
 
-const goFieldName = (key: string): string => goFieldNames[key] ?? key.charAt(0).toUpperCase() + key.slice(1);
+const goFieldName = (key: string): string => ownMember(goFieldNames, key) ?? key.charAt(0).toUpperCase() + key.slice(1);
 
 /** Fields of the internal core.PodSpec in declaration order, with the Go type go-cmp prints. */
 const podSpecFields: ReadonlyArray<readonly [goName: string, jsonKey: string, goType: string]> = [

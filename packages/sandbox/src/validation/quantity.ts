@@ -3,6 +3,8 @@
 // binary suffixes stay binary when the value is a whole multiple, decimal ones use the largest
 // exponent that is a multiple of three.
 
+import { ownMember } from '../meta/object.ts';
+
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Quantity {
@@ -39,8 +41,8 @@ export function parseQuantity(input: unknown): Quantity | undefined {
   let format: QuantityFormat;
   let exp10 = 0;
   let exp2 = 0;
-  const dec = decimalSuffixes[suffix];
-  const bin = binarySuffixes[suffix];
+  const dec = ownMember(decimalSuffixes, suffix);
+  const bin = ownMember(binarySuffixes, suffix);
   if (dec !== undefined) {
     format = 'DecimalSI';
     exp10 = dec;

@@ -5,7 +5,7 @@
 // informers decode them: empty lists and maps are nil, timestamps in a template are zero, quantities
 // are parsed with resource.ParseQuantity, int-or-strings become intstr.IntOrString.
 
-import { isJsonObject } from '../../meta/object.ts';
+import { isJsonObject, ownMember } from '../../meta/object.ts';
 import type { GoType } from './pod-template-go-types.ts';
 
 /** A value already in Go form: struct fields keyed by their Go names. */
@@ -33,8 +33,10 @@ function parseQuantity(text: string): GoStruct {
   const num = digits === '' ? '0' : digits;
   let format: string;
   let exponent: number;
-  if (suffix in decimalSuffixes) [format, exponent] = ['DecimalSI', decimalSuffixes[suffix] ?? 0];
-  else if (suffix in binarySuffixes) [format, exponent] = ['BinarySI', binarySuffixes[suffix] ?? 0];
+  const decimal = ownMember(decimalSuffixes, suffix);
+  const binary = ownMember(binarySuffixes, suffix);
+  if (decimal !== undefined) [format, exponent] = ['DecimalSI', decimal];
+  else if (binary !== undefined) [format, exponent] = ['BinarySI', binary];
   else if (/^[eE][+-]?\d+$/.test(suffix)) [format, exponent] = ['DecimalExponent', Number(suffix.slice(1))];
   else throw new Error(`unable to parse quantity's suffix: ${text}`);
   let scale = 0;
@@ -149,7 +151,7 @@ export class GoSpew {
   }
 
   #structFields(typeName: string, type: GoType, json: unknown): string {
-    const decode = decoders[typeName];
+    const decode = ownMember(decoders, typeName);
     const value = decode && !(json instanceof GoStruct) ? decode(json) : json;
     return (type.fields ?? [])
       .map(([name, fieldType, tag]) => {

@@ -5,7 +5,7 @@
 // the more restarted and the more recently created (times compared in powers of two of their age, ties
 // broken by uid).
 
-import { readPath, type KubeObject } from '../../meta/object.ts';
+import { ownMember, readPath, type KubeObject } from '../../meta/object.ts';
 import { parseTimestamp } from '../../meta/time.ts';
 import { isPodActive, isPodReady, podCondition, podPhase } from './pod-state.ts';
 
@@ -67,8 +67,8 @@ function less(a: KubeObject, b: KubeObject, rankA: number, rankB: number, now: n
   const nodeA = nodeName(a);
   const nodeB = nodeName(b);
   if (nodeA !== nodeB && (nodeA === '' || nodeB === '')) return nodeA === '';
-  const phaseA = phaseOrdinal[podPhase(a)] ?? 0;
-  const phaseB = phaseOrdinal[podPhase(b)] ?? 0;
+  const phaseA = ownMember(phaseOrdinal, podPhase(a)) ?? 0;
+  const phaseB = ownMember(phaseOrdinal, podPhase(b)) ?? 0;
   if (phaseA !== phaseB) return phaseA < phaseB;
   const readyA = isPodReady(a);
   const readyB = isPodReady(b);
@@ -115,8 +115,8 @@ export function compareActivePods(a: KubeObject, b: KubeObject): number {
     const nodeX = nodeName(x);
     const nodeY = nodeName(y);
     if (nodeX !== nodeY && (nodeX === '' || nodeY === '')) return nodeX === '';
-    const phaseX = phaseOrdinal[podPhase(x)] ?? 0;
-    const phaseY = phaseOrdinal[podPhase(y)] ?? 0;
+    const phaseX = ownMember(phaseOrdinal, podPhase(x)) ?? 0;
+    const phaseY = ownMember(phaseOrdinal, podPhase(y)) ?? 0;
     if (phaseX !== phaseY) return phaseX < phaseY;
     if (isPodReady(x) !== isPodReady(y)) return !isPodReady(x);
     if (deletionCost(x) !== deletionCost(y)) return deletionCost(x) < deletionCost(y);
