@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { AVAILABLE_CONDITIONS_ANNOTATION, TRANSITION_RULE_FINALIZER, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
+import { AVAILABLE_CONDITIONS_ANNOTATION, TRANSITION_RULE_FINALIZER, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey, transitionDetailAnnotation, EVICTION_PAUSED_UNTIL_ANNOTATION } from '../../src/api/protocol.ts';
 import type { KubeObject } from '../../src/kube/client.ts';
 import { RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, PODS } from '../../src/kube/resources.ts';
@@ -66,6 +66,8 @@ describe('the ValidatingAdmissionPolicy on podops\' ServiceAccount', () => {
     const graceDelete = await patched(controlled, 'merge', { metadata: { labels: { [TO_DELETE_LABEL]: '1' }, annotations: { [GRACE_DELETE_TIMESTAMP_ANNOTATION]: '1' } } });
     allowed(await update(controlled, graceDelete));
     allowed(evaluatePolicy(policy, { operation: 'DELETE', resource: PODS_RESOURCE, username: PODOPS, oldObject: graceDelete }));
+    // An eviction lifecycle withdrawn because the eviction it allowed did not come pauses further deferrals.
+    allowed(await update(controlled, patched(controlled, 'merge', { metadata: { annotations: { [EVICTION_PAUSED_UNTIL_ANNOTATION]: '1700000000000000000' } } })));
   });
 
   test('what a stolen token would try on a controlled pod is denied', async () => {
