@@ -13,17 +13,16 @@
 
 import type { OwnerReference, Pod } from '../api/kube.ts';
 import { GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, HELD_POD_DELETED_ANNOTATION, TO_DELETE_LABEL } from '../api/protocol.ts';
-import { budgetSelected, budgetsRefuse } from '../cache/budgets.ts';
+import { budgetSelected } from '../cache/budgets.ts';
 import { CONTROLLER_INDEX, type ClusterCaches } from '../cache/cluster-cache.ts';
-import { replicaSetOf, statefulSetOf, WorkloadReads } from '../cache/workloads.ts';
+import type { LeavingDecision, LeavingDecisions } from '../cache/leaving.ts';
+import { replicaSetOf, WorkloadReads } from '../cache/workloads.ts';
 import { writeCachedPod } from '../cache/write-through.ts';
 import { unlessNotFound } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, objectKey, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
-import { KeySerializer } from '../kube/key-serializer.ts';
 import { PODS, REPLICASETS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
-import { leavesForScaleDown, leavesForStatefulSet } from '../lifecycle/scale-down.ts';
 import { replicaSetsAwaitingRoom } from '../lifecycle/surge.ts';
 import type { Nanos } from '../lifecycle/time.ts';
 import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
@@ -36,44 +35,39 @@ const BUDGET_RECHECK_MS = 5000;
 
 const wantsDeletion = (pod: Pod): boolean => isControlled(pod) && pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined;
 
-export class PodDeletionReconciler implements Reconciler {
-  readonly #options: PodReconcilerOptions;
-  readonly #workloads: WorkloadReads;
-  /** Scale-down decisions, one ReplicaSet (uid) at a time; budget decisions, one namespace at a time. */
-  readonly #decisions = new KeySerializer();
+export interface PodDeletionOptions extends PodReconcilerOptions {
+  /** Shared with GraceDelete's webhook, which begins lifecycles in the same write as the mark. */
+  leaving: LeavingDecisions;
+}
 
-  constructor(options: PodReconcilerOptions) {
+export class PodDeletionReconciler implements Reconciler {
+  readonly #options: PodDeletionOptions;
+  readonly #workloads: WorkloadReads;
+
+  constructor(options: PodDeletionOptions) {
     this.#options = options;
     this.#workloads = new WorkloadReads(options.caches, options.client);
   }
 
   async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
-    const pod = this.#options.caches.pods.get(namespace, name);
+    const { caches, leaving } = this.#options;
+    const pod = caches.pods.get(namespace, name);
     if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
-    const replicaSet = leavesForScaleDown(pod) ? replicaSetOf(pod) : undefined;
-    // One ReplicaSet's scale-down pods are decided one at a time: two workers must never both begin a lifecycle
-    // the count has room for once.
-    if (replicaSet) return this.#decisions.run(`rs:${replicaSet.uid}`, () => this.#stepUnlessKept(pod, signal, () => this.#surplusForScaleDown(pod, replicaSet)));
-    const statefulSet = leavesForStatefulSet(pod) ? statefulSetOf(pod) : undefined;
-    if (statefulSet) return this.#stepUnlessKept(pod, signal, async () => this.#workloads.statefulSetKeeps(pod, statefulSet));
-    // Two pods of one budget are never both taken out on its last room.
-    return this.#decisions.run(`ns:${namespace}`, () => this.#step(this.#options.caches.pods.get(namespace, name) ?? pod, signal, true));
+    return leaving.decide(pod, (current, decision) => this.#step(current, decision, signal), () => caches.pods.get(namespace, name) ?? pod);
   }
 
-  /** Brings the pod back when its workload keeps it after all; otherwise steps on. */
-  async #stepUnlessKept(pod: Pod, signal: AbortSignal, keptBecause: () => Promise<string | undefined>): Promise<Result | void> {
-    const kept = await keptBecause();
-    if (!kept) return this.#step(pod, signal, false);
-    await writeCachedPod(this.#options.client, this.#options.caches.pods, pod, keptBack(pod), signal);
-    this.#options.events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${kept}`);
-  }
-
-  /** Begins the pod-delete lifecycle (when `budgeted`, once the pod's budgets have room), or deletes the pod once it allows. */
-  async #step(pod: Pod, signal: AbortSignal, budgeted: boolean): Promise<Result | void> {
-    const { client, caches } = this.#options;
+  /** Brings the pod back when its workload keeps it after all; begins its lifecycle when it may; deletes it once the lifecycle allows. */
+  async #step(pod: Pod, decision: LeavingDecision, signal: AbortSignal): Promise<Result | void> {
+    const { client, caches, events } = this.#options;
+    if (isDeleting(pod) || !wantsDeletion(pod)) return;
+    if ('kept' in decision) {
+      await writeCachedPod(client, caches.pods, pod, keptBack(pod), signal);
+      events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${decision.kept}`);
+      return;
+    }
     const now = (this.#options.now ?? nowNanos)();
     if (!isDuringOps(podDeleteAdapter, pod)) {
-      if (budgeted && budgetsRefuse(caches, pod) !== undefined) return { requeueAfterMs: BUDGET_RECHECK_MS };
+      if (!decision.begin) return { requeueAfterMs: BUDGET_RECHECK_MS };
       const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
       if (changed) await writeCachedPod(client, caches.pods, pod, begun, signal);
       return;
@@ -82,17 +76,10 @@ export class PodDeletionReconciler implements Reconciler {
     if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
     const deleted = await unlessNotFound(client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string }, signal }));
     if (!deleted) return;
-    this.#options.events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
+    events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
     // The pod no longer counts towards its Deployment's surge bound: a ReplicaSet refused for it may create now.
     const owner = replicaSetOf(pod);
     if (owner) await this.#nudgeReplicaSetsAwaitingRoom(pod.metadata.namespace ?? '', owner, now, signal);
-  }
-
-  /** Why a pod marked for its ReplicaSet's scale-down is no longer needed to leave, if it is not. */
-  async #surplusForScaleDown(pod: Pod, owner: OwnerReference): Promise<string | undefined> {
-    const scaleDown = await this.#workloads.scaleDown(pod.metadata.namespace ?? '', owner);
-    if (!scaleDown?.surplus.some((p) => p.metadata.uid === pod.metadata.uid)) return undefined;
-    return `ReplicaSet ${owner.name} has ${scaleDown.excess} pod(s) beyond its ${scaleDown.replicas} replicas, covered by the ${scaleDown.leaving.length - scaleDown.surplus.length} already leaving`;
   }
 
   /**
@@ -126,7 +113,7 @@ export const podDeletionTriggers = (caches: ClusterCaches): Trigger[] => [
   watch(caches.podDisruptionBudgets, (budget) => markedKeys(budgetSelected(caches, budget), wantsDeletion)),
 ];
 
-export function podDeletionController(options: PodReconcilerOptions & ControllerRuntimeOptions): Controller {
+export function podDeletionController(options: PodDeletionOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_DELETION_CONTROLLER_NAME,
     workers: options.workers ?? 5,

@@ -19,6 +19,7 @@ import { ClientMetrics } from '../kube/client-metrics.ts';
 import { LifecycleMetrics } from './lifecycle-metrics.ts';
 import { PODTRANSITIONRULES } from '../kube/resources.ts';
 import { clusterCaches, namedCaches, type ClusterCaches } from '../cache/cluster-cache.ts';
+import { LeavingDecisions } from '../cache/leaving.ts';
 import { WorkloadReads } from '../cache/workloads.ts';
 import { RL_KIND, rolloutLifecycleSchema, type RolloutLifecycle } from '../api/rolloutlifecycle.ts';
 import { rolloutController, rolloutInformers } from '../controllers/rollout-controller.ts';
@@ -101,6 +102,9 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
 
   const caches = clusterCaches(client, log);
   const { pods } = caches;
+  const workloadReads = new WorkloadReads(caches, client);
+  // One decision at a time per ReplicaSet or namespace, whether the webhook or the controller decides.
+  const leaving = new LeavingDecisions(workloadReads);
   const rules = new Informer<PodTransitionRule>({ client, type: PODTRANSITIONRULES, logger: log });
   // Polls and first requests run in the background; each one's end requeues its rule.
   const requeueRule = (owner: { namespace: string; name: string }): void => transitions.enqueue(keyOf(owner.namespace, owner.name));
@@ -109,7 +113,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const common = { client, caches, events, metrics, logger: log };
   const controllers = [
     lifecycleController({ ...common, pods, services: caches.services, rules, transitions: new TransitionRuleChecker(rules), ...(options.lifecycleWorkers && { workers: options.lifecycleWorkers }) }),
-    podDeletionController(common),
+    podDeletionController({ ...common, leaving }),
     ...(options.featureGates.GracefulEviction
       ? [podEvictionController({ ...common, ...(options.evictionAbandonedAfterMs !== undefined && { evictionAbandonedAfter: BigInt(Math.round(options.evictionAbandonedAfterMs)) * NANOS_PER_MILLI }) })]
       : []),
@@ -136,7 +140,7 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   const lifecycleMetrics = new LifecycleMetrics(registry);
   pods.addHandler({ onUpdate: (previous, current) => manager.isLeader() && lifecycleMetrics.observe(previous, current, nowNanos()) });
 
-  const webhook = webhookRunnable(options, client, caches, registry, log, rolloutLifecycles);
+  const webhook = webhookRunnable(options, client, { caches, workloads: workloadReads, leaving }, registry, log, rolloutLifecycles);
   manager.add({
     name: 'probes',
     stage: 'servers',
@@ -195,7 +199,7 @@ function listeningRunnable(open: () => Promise<{ close(): Promise<void> }[]>): P
 function webhookRunnable(
   options: OperatorOptions,
   client: KubeClient,
-  caches: ClusterCaches,
+  { caches, workloads, leaving }: { caches: ClusterCaches; workloads: WorkloadReads; leaving: LeavingDecisions },
   registry: Registry,
   log: Logger,
   rolloutLifecycles: Informer<RolloutLifecycle>,
@@ -208,9 +212,8 @@ function webhookRunnable(
   const workload = (r: AdmissionRequest) => admitWorkload(r, rollouts);
   // Beside its API server on one host (podops up, a developer's laptop), loopback is where rule servers run.
   const loopbackIsCluster = serverOnLoopback(client.server);
-  const workloads = new WorkloadReads(caches, client);
   const surge = new DeploymentSurgeAdmission({ workloads, now: nowNanos, logger: log });
-  const gracefully = { client, caches, workloads, now: nowNanos, logger: log };
+  const gracefully = { client, caches, workloads, leaving, now: nowNanos, logger: log };
   const validators = [
     shape.pod,
     validatePodLifecycle,

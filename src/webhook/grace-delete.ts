@@ -16,10 +16,15 @@
 // otherwise it is refused without a mark, and the ReplicaSet controller's retry finds the count met once the
 // leaving pod is gone (src/lifecycle/scale-down.ts). A delete by a pod's StatefulSet controller marks it, and the
 // pod-deletion controller brings it back should the StatefulSet stop wanting it gone. A user's delete always marks
-// the pod.
+// the pod; its lifecycle begins once the pod's PodDisruptionBudgets have room.
+//
+// The mark and the beginning of the pod-delete lifecycle are one write when the lifecycle may begin at once
+// (src/cache/leaving.ts decides, as for the pod-deletion controller): each write of a pod wakes its ReplicaSet's
+// controller, which then retries every delete it was refused.
 
 import type { Pod } from '../api/kube.ts';
 import { CACHES_NOT_SYNCED, cachesSynced, type ClusterCaches } from '../cache/cluster-cache.ts';
+import type { LeavingDecisions } from '../cache/leaving.ts';
 import { replicaSetOf, statefulSetOf, type WorkloadReads } from '../cache/workloads.ts';
 import { writeCachedPod } from '../cache/write-through.ts';
 import { GRACE_DELETE_MESSAGE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, GRACE_DELETE_WEBHOOK_NAME, REPLICASET_CONTROLLER_USERS, TO_DELETE_LABEL } from '../api/protocol.ts';
@@ -27,9 +32,9 @@ import { isConflict, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
-import { deletionRequester, isWorkloadController, scaleDownWantsMore, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
+import { deletionRequester, isWorkloadController, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
-import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
+import { allowOps, begin, OperationTypeConflictError, podDeleteAdapter } from '../sdk/operation.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
 
 /** Repeated deletes re-label a pod at most this often (upstream PR #197). */
@@ -42,6 +47,8 @@ export interface GraceDeleteOptions {
   client: KubeClient;
   caches: ClusterCaches;
   workloads: WorkloadReads;
+  /** Shared with the pod-deletion controller. */
+  leaving: LeavingDecisions;
   now: () => Nanos;
   logger?: Logger;
 }
@@ -77,10 +84,7 @@ export async function graceDelete(request: AdmissionRequest, options: GraceDelet
     // Divergence from upstream: a dry-run delete is answered without labelling the pod.
     if (request.dryRun) return denied(graceDeleteMessage(pod));
     const requestedBy = await requesterOf(options.workloads, pod, request.userInfo?.username ?? '');
-    const covered = await scaleDownCovered(options.workloads, pod, requestedBy);
-    if (covered) return denied(`${graceDeleteMessage(pod)}; ${covered}`);
-    await markForDeletion(client, caches, pod, at, requestedBy);
-    return denied(graceDeleteMessage(pod));
+    return await markForDeletion(options, pod, at, requestedBy);
   } catch (err) {
     if (err instanceof NotTheLivePodError) logger?.warn({ pod: `${namespace}/${name}`, uid: request.uid, reason: err.message }, 'GraceDelete: the reviewed pod is not the live pod; nothing written');
     return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
@@ -98,35 +102,45 @@ async function requesterOf(workloads: WorkloadReads, pod: Pod, username: string)
   return deletionRequester(username, wanted);
 }
 
-/**
- * For a delete by the pod's ReplicaSet controller of a pod not leaving yet: why the scale-down needs no other
- * pod to leave, or undefined when it does (or the delete is not a scale-down's).
- */
-async function scaleDownCovered(workloads: WorkloadReads, pod: Pod, requestedBy: string): Promise<string | undefined> {
-  const owner = replicaSetOf(pod);
-  if (!owner || !REPLICASET_CONTROLLER_USERS.includes(requestedBy) || pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined) return undefined;
-  const scaleDown = await workloads.scaleDown(pod.metadata.namespace ?? '', owner);
-  if (!scaleDown || scaleDownWantsMore(scaleDown)) return undefined;
-  const leaving = scaleDown.leaving.map((p) => p.metadata.name).join(', ');
-  return `ReplicaSet ${owner.name} has ${scaleDown.excess} pod(s) beyond its ${scaleDown.replicas} replicas and ${leaving || 'no pod'} already leaving: ${pod.metadata.name} stays`;
-}
-
 /** A user's delete takes over one a workload controller asked: the pod then leaves whatever the workload says. */
 const recordedRequester = (current: string | undefined, requestedBy: string): string =>
   current === undefined || (isWorkloadController(current) && !isWorkloadController(requestedBy)) ? requestedBy : current;
 
-async function markForDeletion(client: KubeClient, caches: GraceDeleteOptions['caches'], read: Pod, at: Nanos, requestedBy: string): Promise<void> {
+/** The pod with this request's mark, or undefined when it carries it already (a repeated delete re-marks at most every RELABEL_INTERVAL). */
+function marked(live: Pod, at: Nanos, requestedBy: string): Pod | undefined {
+  const requester = recordedRequester(live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], requestedBy);
+  const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
+  if (last !== undefined && at - last < RELABEL_INTERVAL && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return undefined;
+  const labels = { ...live.metadata.labels };
+  labels[TO_DELETE_LABEL] ??= at.toString();
+  const annotations = { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString(), [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: requester };
+  return { ...live, metadata: { ...live.metadata, labels, annotations } };
+}
+
+/** The marked pod with its pod-delete lifecycle begun; only marked when another lifecycle of that type runs already. */
+function begun(pod: Pod, at: Nanos): Pod {
+  try {
+    return begin(podDeleteAdapter, pod, at).pod;
+  } catch (err) {
+    if (err instanceof OperationTypeConflictError) return pod;
+    throw err;
+  }
+}
+
+/** Marks the pod (and begins its lifecycle when it may), or refuses without a mark a scale-down it is not needed for. */
+async function markForDeletion({ client, caches, leaving }: GraceDeleteOptions, read: Pod, at: Nanos, requestedBy: string): Promise<Verdict> {
   const { namespace = '', name = '' } = read.metadata;
+  const refusal = denied(graceDeleteMessage(read));
   for (let attempt = 0, live = read; ; attempt++) {
-    const requester = recordedRequester(live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], requestedBy);
-    const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
-    if (last !== undefined && at - last < RELABEL_INTERVAL && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return;
-    const labels = { ...live.metadata.labels };
-    labels[TO_DELETE_LABEL] ??= at.toString();
-    const annotations = { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString(), [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: requester };
+    const mark = marked(live, at, requestedBy);
+    if (!mark) return refusal;
+    const newScaleDownPod = REPLICASET_CONTROLLER_USERS.includes(requestedBy) && live.metadata.labels?.[TO_DELETE_LABEL] === undefined;
     try {
-      await writeCachedPod(client, caches.pods, live, { ...live, metadata: { ...live.metadata, labels, annotations } });
-      return;
+      return await leaving.decide(mark, async (pod, decision) => {
+        if ('kept' in decision && newScaleDownPod) return denied(`${graceDeleteMessage(live)}; ${decision.kept}: ${name} stays`);
+        await writeCachedPod(client, caches.pods, live, decision.begin ? begun(pod, at) : pod);
+        return 'waitFor' in decision ? denied(`${graceDeleteMessage(live)}; it leaves once ${decision.waitFor.replace('needs', 'has room: it needs')}`) : refusal;
+      });
     } catch (err) {
       if (!isConflict(err) || attempt >= 4) throw err;
     }

@@ -9,7 +9,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, POD_DELETE_LIFECYCLE_ID, idLabelKey, transitionDetailAnnotation } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, POD_DELETE_LIFECYCLE_ID, idLabelKey } from '../../src/api/protocol.ts';
+import type { PodTransitionRule } from '../../src/api/podtransitionrule.ts';
 import {
   RL_JOB_REVISION_LABEL,
   RL_JOB_WORKLOAD_KIND_LABEL,
@@ -294,17 +295,22 @@ describe('rollout lifecycle hooks', () => {
       await w.rollout('nginx:1.28');
       await w.phase('Complete');
       await until(w.get, w.rolledOut, 'the old pods gone');
-      // Replayed from the write log: what each old pod carried before it went, and whether the Deployment was held then.
+      // Replayed from the write log: what each old pod carried before it went, whether the rule passed it in
+      // PreCheck (its status), and whether the Deployment was held then.
       const seen = new Map<string, { lifecycle: boolean; rule: boolean }>();
+      const passedByRule = new Set<string>();
       let held = false;
       const goneWhileHeld: string[] = [];
       for (const record of cluster.sandbox.history!.records().slice(start)) {
         if (record.namespace !== w.namespace) continue;
         if (record.resource === 'deployments.apps') held = record.object.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] !== undefined;
+        if (record.resource === 'podtransitionrules.apps.kusionstack.io') {
+          for (const detail of (record.object as unknown as PodTransitionRule).status?.details ?? []) if (detail.stage === 'PreCheck' && detail.passed) passedByRule.add(detail.name ?? '');
+        }
         if (record.resource !== 'pods' || imageOf(record.object as unknown as Pod) !== 'nginx:1.27') continue;
         const marks = seen.get(record.name) ?? { lifecycle: false, rule: false };
         marks.lifecycle ||= record.object.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] !== undefined;
-        marks.rule ||= record.object.metadata.annotations?.[transitionDetailAnnotation('budget')] !== undefined;
+        marks.rule ||= passedByRule.has(record.name) && record.object.metadata.labels?.[idLabelKey('pre-checked', POD_DELETE_LIFECYCLE_ID)] !== undefined;
         seen.set(record.name, marks);
         if (record.type === 'DELETED' && held) goneWhileHeld.push(record.name);
       }

@@ -17,7 +17,8 @@ const takenOut = (pod: Pod): boolean => [...parseLifecycles(pod.metadata.labels)
 describe('PodTransitionRule on GraceDelete', () => {
   let cluster: Cluster;
   before(async () => {
-    cluster = await startCluster();
+    // Replacements take a few seconds to start: long enough to see the rule hold the pods back.
+    cluster = await startCluster({ startDelayMs: 3000 });
     await serviceNamespace(cluster, 'budget');
   });
   after(() => cluster.stop());

@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, SERVICE_READY_GATE, TO_DELETE_LABEL } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, GRACE_DELETE_REQUESTED_BY_ANNOTATION, GRACE_DELETE_TIMESTAMP_ANNOTATION, POD_DELETE_LIFECYCLE_ID, SERVICE_READY_GATE, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { PODS, REPLICASETS } from '../../src/kube/resources.ts';
+import { PODDISRUPTIONBUDGETS, PODS, REPLICASETS } from '../../src/kube/resources.ts';
+import type { NamedPodDisruptionBudget } from '../../src/cache/cluster-cache.ts';
 import { graceDelete, type GraceDeleteOptions } from '../../src/webhook/grace-delete.ts';
 import type { AdmissionRequest } from '../../src/webhook/admission.ts';
 import { OTHER_CONTROLLER_REQUESTER, SHARED_CONTROLLER_MANAGER_USER } from '../../src/lifecycle/scale-down.ts';
@@ -19,6 +20,7 @@ import { pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
 import { useClusterCaches } from '../support/cluster-caches.ts';
+import { LeavingDecisions } from '../../src/cache/leaving.ts';
 import { FakeInformer } from '../support/fake-informer.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -28,7 +30,7 @@ const DENIAL =
 describe('GraceDelete', () => {
   const env = useSandboxClient();
   const running = useClusterCaches(env);
-  const options = (): GraceDeleteOptions => ({ client: env.client, caches: running.caches, workloads: running.workloads, now: nowNanos });
+  const options = (): GraceDeleteOptions => ({ client: env.client, caches: running.caches, workloads: running.workloads, leaving: new LeavingDecisions(running.workloads), now: nowNanos });
   // Wired as the operator wires it with --feature-gates=GraceDeleteWebhook=true.
   usePodWebhooks(env, () => ({ Pod: [validatePodLifecycle, (r) => graceDelete(r, options())] }));
 
@@ -62,6 +64,25 @@ describe('GraceDelete', () => {
     assert.match(live.metadata.labels?.[TO_DELETE_LABEL] ?? '', /^\d+$/);
     assert.equal(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION], live.metadata.labels?.[TO_DELETE_LABEL]);
     assert.equal(live.metadata.deletionTimestamp, undefined, 'the pod is still there');
+    assert.equal(live.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], 'delete', 'its pod-delete lifecycle began in the same write');
+  });
+
+  test("a user's delete begins the pod's lifecycle only while its PodDisruptionBudgets have room; until then it is marked", async () => {
+    const { status: _status, ...created } = pod({ name: 'budgeted', gate: false, labels: { app: 'budgeted' } });
+    await createPod(created);
+    const budget = await env.client.create<NamedPodDisruptionBudget>(PODDISRUPTIONBUDGETS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'budgeted', namespace: 'default' },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: 'budgeted' } } },
+    } as never);
+    // As the disruption controller would report it: the pod (never Ready here, with no kubelet) is not healthy; one is needed.
+    await env.client.patch(PODDISRUPTIONBUDGETS, 'default', 'budgeted', 'merge', { status: { observedGeneration: budget.metadata.generation, desiredHealthy: 1, currentHealthy: 0, expectedPods: 1, disruptionsAllowed: 0 } }, { subresource: 'status' });
+    await waitFor(() => running.caches.podDisruptionBudgets.get('default', 'budgeted')?.status?.desiredHealthy === 1, 'the budget in the cache');
+    await assert.rejects(env.client.delete(PODS, 'default', 'budgeted'), (err: Error) => err.message.includes(`${DENIAL}; it leaves once PodDisruptionBudget budgeted has room: it needs 1 healthy pods and would have 0`));
+    const live = await env.client.get<Pod>(PODS, 'default', 'budgeted');
+    assert.match(live.metadata.labels?.[TO_DELETE_LABEL] ?? '', /^\d+$/);
+    assert.equal(live.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], undefined, 'not begun: the pod-deletion controller begins it once the budget has room');
   });
 
   test("the ReplicaSet controller's deletes mark no more pods than its scale-down asks; a user's delete always marks", async () => {
@@ -92,7 +113,10 @@ describe('GraceDelete', () => {
     // Three pods for one replica: the scale-down asks for two.
     assert.match(await refusal('rs-a'), /pod deletion process is underway/);
     assert.match(await refusal('rs-b'), /pod deletion process is underway/);
-    for (const name of ['rs-a', 'rs-b']) assert.equal((await live(name)).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], rsController);
+    for (const name of ['rs-a', 'rs-b']) {
+      assert.equal((await live(name)).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], rsController);
+      assert.equal((await live(name)).metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], 'delete', `${name} began leaving with its mark`);
+    }
     // Its retry on a third pod: covered by the two leaving, so refused without a mark.
     assert.match(await refusal('rs-c'), /ReplicaSet rs has 2 pod\(s\) beyond its 1 replicas and rs-a, rs-b already leaving: rs-c stays/);
     assert.equal((await live('rs-c')).metadata.labels?.[TO_DELETE_LABEL], undefined);
