@@ -14,13 +14,16 @@ export function budgetSelected(caches: Pick<ClusterCaches, 'pods'>, budget: Name
   return caches.pods.list(budget.metadata.namespace ?? '').filter((pod) => selector.matches(pod.metadata.labels));
 }
 
-/** Undefined when every budget selecting the pod has room; otherwise why one has none. */
-export function budgetsRefuse(caches: Pick<ClusterCaches, 'pods' | 'podDisruptionBudgets'>, pod: Pod): string | undefined {
+/**
+ * Undefined when every budget selecting the pod has room; otherwise why one has none. `current` gives each other
+ * pod as it is known to be now (a decision whose write is on its way).
+ */
+export function budgetsRefuse(caches: Pick<ClusterCaches, 'pods' | 'podDisruptionBudgets'>, pod: Pod, current: (pod: Pod) => Pod = (p) => p): string | undefined {
   const namespace = pod.metadata.namespace;
   const budgets = caches.podDisruptionBudgets.list(namespace ?? '').filter((budget) => budget.spec?.selector !== undefined && labelSelectorMatches(budget.spec.selector, pod.metadata.labels));
   if (budgets.length === 0) return undefined;
   for (const budget of budgets) {
-    const { room, why } = budgetRoom(budget, pod, budgetSelected(caches, budget));
+    const { room, why } = budgetRoom(budget, pod, budgetSelected(caches, budget).map(current));
     if (!room) return why;
   }
   return undefined;

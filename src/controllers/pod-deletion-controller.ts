@@ -25,7 +25,7 @@ import { PODS, REPLICASETS } from '../kube/resources.ts';
 import { isControlled, isDeleting } from '../lifecycle/pod.ts';
 import { replicaSetsAwaitingRoom } from '../lifecycle/surge.ts';
 import type { Nanos } from '../lifecycle/time.ts';
-import { allowOps, begin, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
+import { allowOps, isDuringOps, podDeleteAdapter, withdraw } from '../sdk/operation.ts';
 import type { PodReconcilerOptions } from './pod-reconciler-options.ts';
 
 export const POD_DELETION_CONTROLLER_NAME = 'poddeletion-controller';
@@ -53,11 +53,12 @@ export class PodDeletionReconciler implements Reconciler {
     const { caches, leaving } = this.#options;
     const pod = caches.pods.get(namespace, name);
     if (!pod || isDeleting(pod) || !wantsDeletion(pod)) return;
-    return leaving.decide(pod, (current, decision) => this.#step(current, decision, signal), () => caches.pods.get(namespace, name) ?? pod);
+    const now = (this.#options.now ?? nowNanos)();
+    return leaving.decide(pod, now, (current, decision) => this.#step(current, decision, now, signal), () => caches.pods.get(namespace, name) ?? pod);
   }
 
   /** Brings the pod back when its workload keeps it after all; begins its lifecycle when it may; deletes it once the lifecycle allows. */
-  async #step(pod: Pod, decision: LeavingDecision, signal: AbortSignal): Promise<Result | void> {
+  async #step(pod: Pod, decision: LeavingDecision, now: Nanos, signal: AbortSignal): Promise<Result | void> {
     const { client, caches, events } = this.#options;
     if (isDeleting(pod) || !wantsDeletion(pod)) return;
     if ('kept' in decision) {
@@ -65,11 +66,9 @@ export class PodDeletionReconciler implements Reconciler {
       events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${decision.kept}`);
       return;
     }
-    const now = (this.#options.now ?? nowNanos)();
     if (!isDuringOps(podDeleteAdapter, pod)) {
       if (!decision.begin) return { requeueAfterMs: BUDGET_RECHECK_MS };
-      const { pod: begun, changed } = begin(podDeleteAdapter, pod, now);
-      if (changed) await writeCachedPod(client, caches.pods, pod, begun, signal);
+      await writeCachedPod(client, caches.pods, pod, decision.begun, signal);
       return;
     }
     const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);

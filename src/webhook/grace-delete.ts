@@ -34,7 +34,7 @@ import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
 import { deletionRequester, isWorkloadController, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
 import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
-import { allowOps, begin, OperationTypeConflictError, podDeleteAdapter } from '../sdk/operation.ts';
+import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
 
 /** Repeated deletes re-label a pod at most this often (upstream PR #197). */
@@ -117,16 +117,6 @@ function marked(live: Pod, at: Nanos, requestedBy: string): Pod | undefined {
   return { ...live, metadata: { ...live.metadata, labels, annotations } };
 }
 
-/** The marked pod with its pod-delete lifecycle begun; only marked when another lifecycle of that type runs already. */
-function begun(pod: Pod, at: Nanos): Pod {
-  try {
-    return begin(podDeleteAdapter, pod, at).pod;
-  } catch (err) {
-    if (err instanceof OperationTypeConflictError) return pod;
-    throw err;
-  }
-}
-
 /** Marks the pod (and begins its lifecycle when it may), or refuses without a mark a scale-down it is not needed for. */
 async function markForDeletion({ client, caches, leaving }: GraceDeleteOptions, read: Pod, at: Nanos, requestedBy: string): Promise<Verdict> {
   const { namespace = '', name = '' } = read.metadata;
@@ -136,9 +126,9 @@ async function markForDeletion({ client, caches, leaving }: GraceDeleteOptions, 
     if (!mark) return refusal;
     const newScaleDownPod = REPLICASET_CONTROLLER_USERS.includes(requestedBy) && live.metadata.labels?.[TO_DELETE_LABEL] === undefined;
     try {
-      return await leaving.decide(mark, async (pod, decision) => {
+      return await leaving.decide(mark, at, async (pod, decision) => {
         if ('kept' in decision && newScaleDownPod) return denied(`${graceDeleteMessage(live)}; ${decision.kept}: ${name} stays`);
-        await writeCachedPod(client, caches.pods, live, decision.begin ? begun(pod, at) : pod);
+        await writeCachedPod(client, caches.pods, live, decision.begin ? decision.begun : pod);
         return 'waitFor' in decision ? denied(`${graceDeleteMessage(live)}; it leaves once ${decision.waitFor.replace('needs', 'has room: it needs')}`) : refusal;
       });
     } catch (err) {
