@@ -488,6 +488,42 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
     assert.equal((await getReplicaSet(ns, first?.name ?? '')).metadata.annotations['deployment.kubernetes.io/max-replicas'], '7');
   });
 
+  test("an old ReplicaSet with more available pods than its replicas (deletes refused, as GraceDelete holds pods) is never scaled up by the clean-up of unhealthy replicas", async () => {
+    await createDeployment(ns, deployment('holds', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+    const mine = async (): Promise<ReplicaSetState[]> => (await replicaSets(h, ns)).filter((r) => r.name.startsWith('holds-'));
+    const [old] = await eventually(async () => {
+      const sets = await mine();
+      return sets[0]?.status.replicas === 4 ? sets : undefined;
+    });
+    await readyAll();
+    await rolledOut(ns, 'holds');
+    // Every delete of a pod of this Deployment is refused from now on: the old pods stay, Ready and available.
+    const refuse = h.sandbox.addAdmission({
+      name: 'refuse-deletes',
+      validate: (a) => {
+        if (a.operation === 'DELETE' && a.resource.resource === 'pods' && a.name.startsWith('holds-')) throw new Error('held');
+      },
+    });
+    const recorded = recordSizes(old?.name ?? '');
+    try {
+      await recorded.connected;
+      await patchDeployment(ns, 'holds', image('nginx:2'));
+      // The old ReplicaSet goes to 3 (maxUnavailable 1), its pod cannot go; the new pods become Ready.
+      for (let round = 0; round < 3; round++) {
+        await settle();
+        await readyAll();
+      }
+      await settle();
+      const oldSizes = recorded.steps.map(([oldSize]) => oldSize ?? 0);
+      assert.ok(oldSizes.includes(3), `the old ReplicaSet was scaled down: ${JSON.stringify(recorded.steps)}`);
+      // kube-controller-manager refuses to "clean up" into a larger size (it errors and tries again later).
+      for (const [i, size] of oldSizes.entries()) assert.ok(i === 0 || size <= (oldSizes[i - 1] ?? 0), `the old ReplicaSet never grows: ${JSON.stringify(recorded.steps)}`);
+    } finally {
+      recorded.stop();
+      refuse();
+    }
+  });
+
   test('while paused, a larger maxSurge is a scale: the room it makes is shared in proportion, the old ReplicaSet included', async () => {
     // As upstream (kubernetes/kubernetes#115735): sync → scale treats the new allowance like a replicas change.
     await createDeployment(ns, deployment('widen', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));

@@ -372,6 +372,9 @@ export class DeploymentSync {
       const available = statusCount(rs, 'availableReplicas');
       if (replicas === 0 || replicas === available) continue;
       const count = Math.min(maxCleanup - total, replicas - available);
+      // More available pods than replicas (pods whose deletes were refused): upstream refuses to "clean up" into
+      // a larger size, and the rollout step ends until a later sync.
+      if (count < 0) throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${replicas} -> ${replicas - count}`);
       sorted[i] = (await this.#scaleTo(rs, replicas - count, d)).rs;
       total += count;
     }
