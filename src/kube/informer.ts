@@ -117,14 +117,20 @@ export class Informer<T extends ObjectWithMeta> {
 
   /** Every cached object, or those of one namespace (from the namespace index, without a scan). */
   list(namespace?: string): T[] {
-    return namespace === undefined ? [...this.#store.keys()].map((key) => this.#read(key)!) : this.byIndex(NAMESPACE_INDEX, namespace);
+    if (namespace !== undefined) return this.byIndex(NAMESPACE_INDEX, namespace);
+    return this.#assumed.size === 0 ? [...this.#store.values()] : [...this.#store.keys()].map((key) => this.#read(key)!);
   }
 
   /** The objects an index maps `value` to. An assumed write is seen here too; indexes must not depend on what podops writes. */
   byIndex(name: string, value: string): T[] {
     const index = this.#indexes.get(name);
     if (!index) throw new Error(`informer ${this.#options.type.resource}: no index named "${name}"`);
-    return [...(index.get(value) ?? [])].map((key) => this.#read(key)).filter((o): o is T => o !== undefined);
+    const objects: T[] = [];
+    for (const key of index.get(value) ?? []) {
+      const object = this.#read(key);
+      if (object !== undefined) objects.push(object);
+    }
+    return objects;
   }
 
   /**
@@ -141,7 +147,7 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   #read(key: string): T | undefined {
-    return this.#assumed.get(key) ?? this.#store.get(key);
+    return (this.#assumed.size > 0 && this.#assumed.get(key)) || this.#store.get(key);
   }
 
   get size(): number {

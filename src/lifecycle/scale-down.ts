@@ -48,19 +48,24 @@ export const leavesForScaleDown = (pod: Pod): boolean => REPLICASET_CONTROLLER_U
 /** Whether the pod leaves because its StatefulSet controller deleted it (a scale-in or a rolling update), not a user. */
 export const leavesForStatefulSet = (pod: Pod): boolean => STATEFULSET_CONTROLLER_USERS.includes(requestedBy(pod));
 
+const BEGUN_LABEL = idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID);
+
 /** The pod-delete lifecycle has begun: from then on the pod may be out of traffic. */
-const begun = (pod: Pod): boolean => pod.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] !== undefined;
+const begun = (pod: Pod): boolean => pod.metadata.labels?.[BEGUN_LABEL] !== undefined;
 
 /**
- * Which leaving pods go first: those whose lifecycle has begun (marks come from concurrent webhook calls, and a
- * later-stored mark may carry an earlier time), then by the time of the mark, then by name.
+ * Leaving pods in the order they go: those whose lifecycle has begun (marks come from concurrent webhook calls,
+ * and a later-stored mark may carry an earlier time), then by the time of the mark, then by name. The keys are
+ * read once per pod: a large scale-down sorts often.
  */
-const inLeavingOrder = (a: Pod, b: Pod): number => {
-  if (begun(a) !== begun(b)) return begun(a) ? -1 : 1;
-  const at = (pod: Pod): bigint => BigInt(/^\d+$/.test(pod.metadata.labels?.[TO_DELETE_LABEL] ?? '') ? pod.metadata.labels![TO_DELETE_LABEL]! : '0');
-  const diff = at(a) - at(b);
-  return diff !== 0n ? (diff < 0n ? -1 : 1) : (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
-};
+function inLeavingOrder(pods: readonly Pod[]): Pod[] {
+  const keyed = pods.map((pod) => {
+    const mark = pod.metadata.labels?.[TO_DELETE_LABEL] ?? '';
+    return { pod, begun: begun(pod), at: /^\d+$/.test(mark) ? BigInt(mark) : 0n, name: pod.metadata.name ?? '' };
+  });
+  keyed.sort((a, b) => (a.begun !== b.begun ? (a.begun ? -1 : 1) : a.at !== b.at ? (a.at < b.at ? -1 : 1) : a.name.localeCompare(b.name)));
+  return keyed.map((k) => k.pod);
+}
 
 export interface ScaleDown {
   /** How many pods the ReplicaSet has beyond its replicas. */
@@ -75,7 +80,7 @@ export interface ScaleDown {
 export function scaleDown(replicas: number, pods: readonly Pod[]): ScaleDown {
   const active = pods.filter(isActive);
   const excess = Math.max(0, active.length - replicas);
-  const leaving = active.filter(markedForDeletion).sort(inLeavingOrder);
+  const leaving = inLeavingOrder(active.filter(markedForDeletion));
   // Users' deletions go first: they leave whatever the count says.
   const byUsers = leaving.filter((pod) => !leavesForScaleDown(pod));
   const forScaleDown = leaving.filter(leavesForScaleDown);

@@ -122,7 +122,7 @@ describe('detailAnnotationWrites', () => {
     ]);
   });
 
-  test('a pod marked to leave: a rejection and its end are written, a pass is not', () => {
+  test('a pod marked to leave: a rejection and its end are written; a pass, or a rejection worded anew, is not', () => {
     const rejected = '{"stage":"PreCheck","passed":false,"rejectInfo":[{"ruleName":"b","reason":"no"}]}';
     const leaving = (name: string, value?: string, label = TO_DELETE_LABEL): Pod => {
       const p = podWith(name, value);
@@ -132,11 +132,13 @@ describe('detailAnnotationWrites', () => {
       ['passing', leaving('passing')],
       ['blocked', leaving('blocked', undefined, TO_EVICT_LABEL)],
       ['unblocked', leaving('unblocked', rejected)],
+      ['still-blocked', leaving('still-blocked', rejected)],
     ]);
     const desired = new Map<string, string | null>([
       ['passing', passed],
       ['blocked', rejected],
       ['unblocked', passed],
+      ['still-blocked', rejected.replace('no', 'not yet')],
     ]);
     assert.deepEqual(detailAnnotationWrites(annotation, desired, (name) => pods.get(name)), [
       ['blocked', rejected],

@@ -81,7 +81,7 @@ const rejects = (value: string | null): boolean => value !== null && value.inclu
  * The detail annotations to write, as [pod, value] (null removes it): each pod whose annotation differs from
  * `desired`, but not a pod being deleted, nor the no-stage value on a pod that carries no annotation of this rule
  * (its absence says the same), and on a pod marked to leave (for a deletion or an eviction) only a rejection or
- * the end of one: what holds it is worth a write, its passing is not. A write of a pod wakes its workload's
+ * the end of one (not a new wording of the rejection): what holds it is worth a write, its passing is not. A write of a pod wakes its workload's
  * controller, which, for a pod GraceDelete holds, retries every delete it was refused. Upstream writes every
  * value to every pod the rule selects.
  */
@@ -91,7 +91,9 @@ export function detailAnnotationWrites(annotation: string, desired: ReadonlyMap<
     if (!pod || pod.metadata.deletionTimestamp) return false;
     const current = pod.metadata.annotations?.[annotation] ?? null;
     if (current === value || (current === null && value === NO_STAGE)) return false;
-    return !(markedForDeletion(pod) || wantsEviction(pod)) || value === null || rejects(value) || rejects(current);
+    if (!(markedForDeletion(pod) || wantsEviction(pod)) || value === null) return true;
+    // Leaving: the verdict, not the counts its message quotes, which change with every pod of the rollout.
+    return rejects(value) !== rejects(current);
   });
 }
 

@@ -9,7 +9,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { isJsonObject } from '../meta/object.ts';
 import type { ClientCertificate } from './client-credentials.ts';
 import { bundleCertificates, verifyServerCertificate } from './tls-verification.ts';
@@ -124,12 +124,16 @@ function statusCodeFailure(code: number, contentType: string, body: Buffer): str
 class VerifyingAgent extends Agent {
   readonly #target: WebhookTarget;
   readonly #roots: X509Certificate[] | undefined;
+  /** Made once: a webhook under load dials many connections, and each would otherwise load the roots anew. */
+  readonly #context: SecureContext;
 
   constructor(target: WebhookTarget, roots: X509Certificate[] | undefined) {
-    // Go's default transport keeps idle connections for 90 s.
-    super({ keepAlive: true, timeout: 90_000 });
+    // Go's transport keeps idle connections for 90 s, and kube-apiserver's clients at most 25 idle per host
+    // (utilnet.SetTransportDefaults); the rest are closed when a burst of calls ends.
+    super({ keepAlive: true, timeout: 90_000, maxFreeSockets: 25 });
     this.#target = target;
     this.#roots = roots;
+    this.#context = createSecureContext({ ...(roots ? { ca: roots.map((c) => c.toString()) } : {}), ...(target.clientCertificate ?? {}) });
   }
 
   override createConnection(_options: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined {
@@ -138,8 +142,7 @@ class VerifyingAgent extends Agent {
       host: target.dialHost,
       port: target.dialPort,
       ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
-      ...(this.#roots ? { ca: this.#roots.map((c) => c.toString()) } : {}),
-      ...(target.clientCertificate ?? {}),
+      secureContext: this.#context,
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
     });
