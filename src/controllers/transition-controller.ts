@@ -91,8 +91,9 @@ export interface TransitionControllerOptions {
 
 const ANNOTATION_PATCHES_IN_FLIGHT = 8;
 
+/** A pod's verdict: per stage, passed or the rules that reject it (not their reasons, which quote counts that change with every pod). */
 const verdictOf = (details: readonly PodTransitionDetail[] | undefined, pod: string): string =>
-  JSON.stringify((details ?? []).filter((d) => d.name === pod).map((d) => [d.stage, d.passed, d.rejectInfo ?? []]));
+  JSON.stringify((details ?? []).filter((d) => d.name === pod).map((d) => [d.stage, d.passed, (d.rejectInfo ?? []).map((r) => r.ruleName)]));
 
 export class TransitionReconciler implements Reconciler {
   readonly #options: TransitionControllerOptions;
