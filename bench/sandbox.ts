@@ -7,6 +7,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { startServerProcess } from './processes.ts';
@@ -221,6 +222,83 @@ async function watchPods(base: URL, path: string, count: number): Promise<{ rece
 }
 
 /**
+ * Watchers that stop reading: `watchers` watches of one namespace's pods, `stalled` of them never reading
+ * their stream, while `writes` pod patches go through. kube-apiserver closes a watcher that falls behind its
+ * buffer (the client watches again from where it was); the sandbox must too, so that neither the writes nor
+ * the memory pay for the clients that stopped reading. Figures: the writes' time with no watcher and with
+ * them, how many stalled watches the server closed, and the server's memory before, during and after.
+ */
+export async function runSlowWatchersBenchmark(options: { watchers?: number; stalled?: number; writes?: number; log?: (line: string) => void } = {}): Promise<void> {
+  const watchers = options.watchers ?? 500;
+  const stalled = options.stalled ?? 250;
+  const writes = options.writes ?? 2000;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const server = await startServerProcess();
+  const base = new URL(server.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const ns = 'slow';
+  const pods = 100;
+  const open: Socket[] = [];
+  try {
+    await send(agent, base, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
+    for (let i = 0; i < pods; i++) {
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, labels: { app: 'slow' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } };
+      await send(agent, base, 'POST', `/api/v1/namespaces/${ns}/pods`, JSON.stringify(pod));
+    }
+    // Patches with an annotation of 1 KiB, 16 in flight.
+    const patchAll = async (): Promise<number> => {
+      let next = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < writes) {
+            const i = next++;
+            const patch = JSON.stringify({ metadata: { annotations: { 'bench/filler': 'x'.repeat(1024), 'bench/i': String(i) } } });
+            const res = await send(agent, base, 'PATCH', `/api/v1/namespaces/${ns}/pods/pod-${i % pods}`, patch, 'application/merge-patch+json');
+            if (res.status !== 200) throw new Error(`patch pod-${i % pods}: ${res.status} ${res.body}`);
+          }
+        }),
+      );
+      return performance.now() - start;
+    };
+    const aloneMs = await patchAll();
+    const before = await server.memory();
+    // Raw connections: a stalled one sends its request and never reads a byte.
+    let closedByServer = 0;
+    for (let i = 0; i < watchers; i++) {
+      const reading = i >= stalled;
+      const socket = connect(Number(base.port), base.hostname);
+      socket.write(`GET /api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true HTTP/1.1\r\nHost: ${base.host}\r\n\r\n`);
+      if (reading) socket.resume();
+      else socket.pause();
+      socket.on('error', () => {});
+      socket.once('close', () => {
+        if (!reading) closedByServer++;
+      });
+      open.push(socket);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const withWatchersMs = await patchAll();
+    const during = await server.memory();
+    // A stalled watch the server closed ends once its client reads what was sent before the end.
+    for (const socket of open.slice(0, stalled)) socket.resume();
+    await new Promise((r) => setTimeout(r, 2000));
+    const closedDuringWrites = closedByServer;
+    for (const socket of open) socket.destroy();
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await server.memory();
+    log(`sandbox with watchers that stop reading: ${watchers} watches of ${pods} pods, ${stalled} of them never reading, ${writes} patches of ~1 KiB`);
+    log(`  writes: ${Math.round(aloneMs)} ms with no watcher, ${Math.round(withWatchersMs)} ms with the watchers   (target: within 3x)`);
+    log(`  stalled watches the server closed: ${closedDuringWrites}/${stalled}`);
+    log(`  server rss: ${mib(before.rss)} MiB before the watches, ${mib(during.rss)} MiB after the writes, ${mib(after.rss)} MiB once they closed; heap used ${mib(before.heapUsed)} / ${mib(during.heapUsed)} / ${mib(after.heapUsed)} MiB; external ${mib(before.external)} / ${mib(during.external)} / ${mib(after.external)} MiB   (target: rss grows < 200 MiB)`);
+  } finally {
+    for (const socket of open) socket.destroy();
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+/**
  * The start of an in-process sandbox (bench/sandbox-start.ts in a fresh process, Node's default flags): on
  * the TypeScript sources, as this repository's tests load it, and on the build, as an installed package is.
  */
@@ -248,6 +326,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (clientFlags.every((flag) => process.execArgv.includes(flag))) {
     await logSandboxStart();
     await runSandboxBenchmark();
+    await runSlowWatchersBenchmark();
   }
   else {
     const child = spawn(process.execPath, [...process.execArgv, ...clientFlags, ...process.argv.slice(1)], { stdio: 'inherit' });
