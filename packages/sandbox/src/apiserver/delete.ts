@@ -9,7 +9,6 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import type { DeleteOptions } from './options.ts';
-import { parseResourceVersion } from './options.ts';
 import type { ApiRequest } from './request.ts';
 import { requestKey } from './storage-key.ts';
 import { admissionAttributes, recordWarnings, targetOf } from './write.ts';
@@ -73,7 +72,8 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
         `the UID in the precondition (${uid}) does not match the UID in record (${current.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
       );
     }
-    if (resourceVersion !== undefined && parseResourceVersion(resourceVersion) !== entry.rv) {
+    // Compared as text, as the real precondition check does (`abc` or `0200` is a conflict, not a parse error).
+    if (resourceVersion !== undefined && resourceVersion !== String(entry.rv)) {
       throw preconditionConflict(
         def,
         name,
