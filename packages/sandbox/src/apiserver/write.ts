@@ -16,7 +16,7 @@ import { manageFieldsOnUpdate, type FieldManagerRequest } from './field-manager.
 import { fieldManagerName } from '../patch/index.ts';
 import type { WriteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
-import type { ApiRequest, ObjectResult } from './request.ts';
+import type { ApiRequest, BodyKeys, ObjectResult } from './request.ts';
 import { cannotBeHandled } from './decode.ts';
 import { invalidObject } from './status.ts';
 import { requestKey } from './storage-key.ts';
@@ -61,12 +61,39 @@ export async function recordWarnings(warnings: string[], step: Promise<string[]>
   }
 }
 
-/** Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. */
-export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, duplicates: readonly string[] = []): string[] {
+/**
+ * Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. A built-in kind's
+ * decoder meets them in the order of the body's text, repeated keys among them (a custom resource's pruning
+ * reports them sorted, after the repeated keys); a patch reports them in the order its merged object encodes.
+ */
+export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, bodyKeys?: BodyKeys): string[] {
   const unknown = def.strategy.dropUnknownFields?.(object) ?? [];
-  const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
+  const found: Problem[] = [...(bodyKeys?.duplicates ?? []).map((path) => ({ path, repeat: true })), ...unknown.map((path) => ({ path, repeat: false }))];
+  const ordered = !def.custom && bodyKeys && found.length > 1 ? inDocumentOrder(found, bodyKeys) : found;
+  const problems = ordered.map(({ path, repeat }) => `${repeat ? 'duplicate' : 'unknown'} field "${path}"`);
   if (options.fieldValidation === 'Strict' && problems.length) throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
   return options.fieldValidation === 'Warn' ? problems : [];
+}
+
+/** A field strict decoding refuses: one the kind does not have, or a key its object repeats. */
+interface Problem {
+  path: string;
+  repeat: boolean;
+}
+
+/** The problems by where the body has them: an unknown field where its key is, a repeat where it repeats. */
+function inDocumentOrder(problems: readonly Problem[], bodyKeys: BodyKeys): Problem[] {
+  const keyOf = ({ path, repeat }: Problem): string => `${repeat ? 'repeat' : 'first'} ${path}`;
+  const positions = new Map<string, number[]>();
+  bodyKeys.inOrder().forEach((key, i) => {
+    const list = positions.get(keyOf(key));
+    if (list) list.push(i);
+    else positions.set(keyOf(key), [i]);
+  });
+  return problems
+    .map((problem, i) => ({ problem, at: positions.get(keyOf(problem))?.shift() ?? Infinity, i }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map(({ problem }) => problem);
 }
 
 /** The CreateOptions/UpdateOptions fields a request set, as admission reviews carry them. */

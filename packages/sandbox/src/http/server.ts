@@ -11,7 +11,7 @@ import type { UserInfo } from '../apiserver/admission.ts';
 import type { ServerContext } from '../apiserver/context.ts';
 import { handleRequest } from '../apiserver/handle.ts';
 import { sandboxAdmin } from '../apiserver/users.ts';
-import type { ApiRequest, ApiResult, Verb, WatchEvent } from '../apiserver/request.ts';
+import type { ApiRequest, ApiResult, BodyKeys, Verb, WatchEvent } from '../apiserver/request.ts';
 import { notFoundPath } from '../apiserver/status.ts';
 import type { DiscoveryDocuments } from '../discovery/documents.ts';
 import { serverVersion } from '../discovery/documents.ts';
@@ -22,7 +22,7 @@ import { decodeGoJson, GoJsonSyntaxError, parseYamlWithinDepth } from '../patch/
 import type { ResourceDefinition } from '../registry/types.ts';
 import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
-import { duplicateKeys } from './duplicate-keys.ts';
+import { duplicateKeys, keyOccurrences } from './duplicate-keys.ts';
 import { ImpersonationError, impersonatedUser } from './impersonation.ts';
 import { connectSubresources } from '../apiserver/pod-connect.ts';
 import { negotiate, routeAccepts, servedMediaTypes, type Representation } from './negotiation.ts';
@@ -382,14 +382,14 @@ async function serveResource(
   const contentType = String(req.headers['content-type'] ?? '');
   const raw = verb === 'get' || verb === 'list' || verb === 'watch' ? Buffer.alloc(0) : await readBody(req);
   let body: unknown;
-  let duplicateFields: string[] | undefined;
+  let bodyKeys: BodyKeys | undefined;
   if (verb === 'patch' || connect) body = raw;
   else if (verb === 'create' || verb === 'update') {
     body = decodeBody(raw, contentType, def, true);
     const isJson = !/^application\/(yaml|vnd\.kubernetes\.protobuf)/i.test(contentType);
     if (isJson && query.get('fieldValidation') !== 'Ignore' && raw.includes(0x22)) {
-      const dups = duplicateKeys(raw.toString('utf8'));
-      if (dups.length) duplicateFields = dups;
+      const text = raw.toString('utf8');
+      bodyKeys = { duplicates: duplicateKeys(text), inOrder: () => keyOccurrences(text) };
     }
   } else if (verb === 'delete' || verb === 'deletecollection') body = decodeBody(raw, contentType, def, false);
 
@@ -404,7 +404,7 @@ async function serveResource(
     patchType: verb === 'patch' ? contentType : undefined,
     user,
     userAgent: req.headers['user-agent'],
-    ...(duplicateFields ? { duplicateFields } : {}),
+    ...(bodyKeys ? { bodyKeys } : {}),
     ...(isUpgradeRequest(req) ? { upgrade: true } : {}),
   };
   const result = await handleRequest(ctx, apiRequest);
