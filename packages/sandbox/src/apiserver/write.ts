@@ -4,7 +4,7 @@
 // resourceVersion precondition).
 
 import { alreadyExistsStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings, type FieldError } from '../errors.ts';
-import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
+import { jsonEqual, objectKey, type KubeObject } from '../meta/object.ts';
 import { generateNameFrom } from '../meta/names.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { apiVersionOf, type GroupVersionKind, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
@@ -18,6 +18,7 @@ import type { WriteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
 import type { ApiRequest, BodyKeys, ObjectResult } from './request.ts';
 import { cannotBeHandled } from './decode.ts';
+import { inEncodedOrder } from './encoded-order.ts';
 import { invalidObject } from './status.ts';
 import { requestKey } from './storage-key.ts';
 import { writeOrigin } from './write-origin.ts';
@@ -167,7 +168,7 @@ export async function admitAndCreate(
   // Validating admission sees the complete object, generated name included.
   await recordWarnings(warnings, ctx.admission.validate({ ...attributes, name: req.name ?? meta.name ?? '' }));
 
-  const stored = withCanonicalKeyOrder(object);
+  const stored = inEncodedOrder(object, def.custom);
   if (options.dryRun) return { type: 'object', code: 201, object: stored, warnings };
   const name = meta.name ?? '';
   try {
@@ -263,7 +264,7 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   await recordWarnings(warnings, ctx.admission.validate(view ? { ...admitted, object: view.view(object) } : attributes));
 
   if (isNoOp(object, current)) return { type: 'object', code: 200, object: current, entry, warnings };
-  const updated = withCanonicalKeyOrder(object);
+  const updated = inEncodedOrder(object, def.custom);
   if (options.dryRun) return { type: 'object', code: 200, object: updated, warnings };
   try {
     if (shouldDeleteDuringUpdate(def, updated, current)) {
@@ -271,7 +272,6 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
       updated.metadata.resourceVersion = String(entry.rv);
       return { type: 'object', code: 200, object: updated, warnings };
     }
-    delete updated.metadata.resourceVersion;
     const stored = ctx.store.update(def.storageKey, entry.key, updated, writeOrigin(req), entry.rv);
     return { type: 'object', code: 200, object: stored.object, entry: stored, warnings };
   } catch (err) {
