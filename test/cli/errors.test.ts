@@ -135,6 +135,23 @@ describe('a file that is not a usable kubeconfig', () => {
   }
 });
 
+describe('a mistyped command or a missing file, in words', () => {
+  test('a command podops does not have: what it may have meant, as kubectl answers, not the whole help', async () => {
+    assert.deepEqual(await runCli(['stauts']), {
+      code: 2,
+      stdout: '',
+      stderr: 'podops: unknown command "stauts"\n\nDid you mean this?\n\tstatus\n\nRun \'podops --help\' for the commands.\n',
+    });
+    assert.match((await runCli(['rollouts'])).stderr, /Did you mean this\?\n\trollout\n/);
+    assert.deepEqual(await runCli(['xyzzy']), { code: 2, stdout: '', stderr: 'podops: unknown command "xyzzy"\n\nRun \'podops --help\' for the commands.\n' });
+  });
+
+  test('a kubeconfig that does not exist', async () => {
+    const path = join(dir, 'nowhere', 'kubeconfig');
+    assert.deepEqual(await runCli(['status', '--kubeconfig', path]), { code: 1, stdout: '', stderr: `podops status: cannot read kubeconfig ${path}: no such file or directory\n` });
+  });
+});
+
 describe('malformed arguments', () => {
   const cases: [string[], string][] = [
     [['status', '--bogus'], 'unknown option "--bogus"'],
