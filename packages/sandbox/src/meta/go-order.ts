@@ -62,16 +62,19 @@ export function sortedMap(map: JsonObject, marks: OrderMarks, value: (item: unkn
  */
 export function sortedDeep(value: unknown, marks: OrderMarks): unknown {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map((item: unknown) => {
-      const ordered = sortedDeep(item, marks);
-      if (ordered !== item) changed = true;
-      return ordered;
-    });
-    return changed ? items : value;
-  }
+  if (Array.isArray(value)) return orderedItems(value, (item) => sortedDeep(item, marks));
   return isJsonObject(value) ? sortedMap(value, marks, (item) => sortedDeep(item, marks)) : value;
+}
+
+/** A list with each item put in order: the list itself when every item already is. */
+export function orderedItems(list: readonly unknown[], order: (item: unknown) => unknown): readonly unknown[] {
+  let changed = false;
+  const items = list.map((item) => {
+    const ordered = order(item);
+    if (ordered !== item) changed = true;
+    return ordered;
+  });
+  return changed ? items : list;
 }
 
 /** Records that `object`, about to be stored, holds maps only `encodeJson` writes in Go's order. */

@@ -2,7 +2,7 @@
 // the schema's properties, transcribed from the API types), map keys sorted. Fields of types the schemas leave
 // open keep the order they were written in. Orderers are compiled once per schema.
 
-import { sortedMap, type OrderMarks } from '../meta/go-order.ts';
+import { orderedItems, sortedMap, type OrderMarks } from '../meta/go-order.ts';
 import { isJsonObject, type JsonObject } from '../meta/object.ts';
 import type { Schema } from './schema-builders.ts';
 import { resolveSchema, type Schemas } from './unknown-fields.ts';
@@ -44,16 +44,7 @@ function compile(schemas: Schemas, schema: Schema | undefined, fieldOrder: reado
 
 function listOrderer(items: Orderer): Orderer {
   if (items === identity) return identity;
-  return (value, marks) => {
-    if (!Array.isArray(value)) return value;
-    let changed = false;
-    const out = value.map((item: unknown) => {
-      const ordered = items(item, marks);
-      if (ordered !== item) changed = true;
-      return ordered;
-    });
-    return changed ? out : value;
-  };
+  return (value, marks) => (Array.isArray(value) ? orderedItems(value, (item) => items(item, marks)) : value);
 }
 
 /** Fields in declaration order; fields the type does not declare (none after decoding) keep theirs, last. */
