@@ -5,9 +5,8 @@
 // The sandbox runs in a child process (bench/sandbox-server.ts); its memory is the one reported.
 // Run on its own with `node bench/sandbox.ts`, or through bench/run.ts.
 
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { startServerProcess } from './processes.ts';
@@ -222,6 +221,31 @@ async function watchPods(base: URL, path: string, count: number): Promise<{ rece
 }
 
 /**
+ * WATCHERS watches of WATCH_URL, the first STALLED of them never reading until told to 'resume'; answers
+ * 'opened' once they are, and 'resume' and 'closed' with how many stalled ones the server has ended.
+ */
+const watchClients = `
+  import { connect } from 'node:net';
+  const url = new URL(process.env.WATCH_URL);
+  const stalled = [];
+  let closed = 0;
+  for (let i = 0; i < Number(process.env.WATCHERS); i++) {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.write('GET ' + url.pathname + url.search + ' HTTP/1.1\\r\\nHost: ' + url.host + '\\r\\n\\r\\n');
+    socket.on('error', () => {});
+    if (i < Number(process.env.STALLED)) {
+      socket.pause();
+      socket.once('close', () => closed++);
+      stalled.push(socket);
+    } else socket.resume();
+  }
+  process.on('message', (question) => {
+    if (question === 'resume') for (const socket of stalled) socket.resume();
+    process.send(question === 'opened' ? 0 : closed);
+  });
+`;
+
+/**
  * Watchers that stop reading: `watchers` watches of one namespace's pods, `stalled` of them never reading
  * their stream, while `writes` pod patches go through. kube-apiserver closes a watcher that falls behind its
  * buffer (the client watches again from where it was); the sandbox must too, so that neither the writes nor
@@ -238,7 +262,7 @@ export async function runSlowWatchersBenchmark(options: { watchers?: number; sta
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const ns = 'slow';
   const pods = 100;
-  const open: Socket[] = [];
+  const open: ChildProcess[] = [];
   try {
     await send(agent, base, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
     for (let i = 0; i < pods; i++) {
@@ -263,28 +287,31 @@ export async function runSlowWatchersBenchmark(options: { watchers?: number; sta
     };
     const aloneMs = await patchAll();
     const before = await server.memory();
-    // Raw connections: a stalled one sends its request and never reads a byte.
-    let closedByServer = 0;
-    for (let i = 0; i < watchers; i++) {
-      const reading = i >= stalled;
-      const socket = connect(Number(base.port), base.hostname);
-      socket.write(`GET /api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true HTTP/1.1\r\nHost: ${base.host}\r\n\r\n`);
-      if (reading) socket.resume();
-      else socket.pause();
-      socket.on('error', () => {});
-      socket.once('close', () => {
-        if (!reading) closedByServer++;
+    // The watches in a process of their own (raw connections: a stalled one sends its request and never reads a
+    // byte), so that reading 250 streams does not slow this process's writes.
+    const clients = spawn(process.execPath, ['--input-type=module', '-e', watchClients], {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, WATCH_URL: `${server.url}/api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true`, WATCHERS: String(watchers), STALLED: String(stalled) },
+    });
+    open.push(clients);
+    const ask = (question: string): Promise<number> =>
+      new Promise((resolve) => {
+        clients.once('message', (answer) => resolve(Number(answer)));
+        clients.send(question);
       });
-      open.push(socket);
-    }
+    await ask('opened');
     await new Promise((r) => setTimeout(r, 500));
     const withWatchersMs = await patchAll();
     const during = await server.memory();
-    // A stalled watch the server closed ends once its client reads what was sent before the end.
-    for (const socket of open.slice(0, stalled)) socket.resume();
-    await new Promise((r) => setTimeout(r, 2000));
-    const closedDuringWrites = closedByServer;
-    for (const socket of open) socket.destroy();
+    // A stalled watch the server closed ends once its client has read what was sent before the end (megabytes
+    // each, in the sockets' buffers): read until no more end.
+    let closedDuringWrites = await ask('resume');
+    for (let last = -1, deadline = performance.now() + 60_000; last !== closedDuringWrites && performance.now() < deadline; ) {
+      last = closedDuringWrites;
+      await new Promise((r) => setTimeout(r, 3000));
+      closedDuringWrites = await ask('closed');
+    }
+    clients.kill();
     await new Promise((r) => setTimeout(r, 1000));
     const after = await server.memory();
     log(`sandbox with watchers that stop reading: ${watchers} watches of ${pods} pods, ${stalled} of them never reading, ${writes} patches of ~1 KiB`);
@@ -292,7 +319,7 @@ export async function runSlowWatchersBenchmark(options: { watchers?: number; sta
     log(`  stalled watches the server closed: ${closedDuringWrites}/${stalled}`);
     log(`  server rss: ${mib(before.rss)} MiB before the watches, ${mib(during.rss)} MiB after the writes, ${mib(after.rss)} MiB once they closed; heap used ${mib(before.heapUsed)} / ${mib(during.heapUsed)} / ${mib(after.heapUsed)} MiB; external ${mib(before.external)} / ${mib(during.external)} / ${mib(after.external)} MiB   (target: rss grows < 200 MiB)`);
   } finally {
-    for (const socket of open) socket.destroy();
+    for (const child of open) child.kill();
     agent.destroy();
     await server.stop();
   }
