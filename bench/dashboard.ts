@@ -1,14 +1,16 @@
 // Dashboard benchmark: 2,000 controlled pods in a sandbox, the dashboard watching them, its page in Chromium. Measures
 // the page's first render (navigation to the rows drawn) and, at 100 label changes a second, the time from the API
 // server accepting a change to the page's DOM showing it (a MutationObserver in the page stamps each row's new
-// phase). Changes go to the pods in view: a virtualised list draws no others. Run on its own with
-// `node bench/dashboard.ts`, or through bench/run.ts; needs /usr/bin/chromium.
+// phase). Changes go to the pods in view: a virtualised list draws no others. Then, without a browser, what
+// 500 streams of which 250 never read cost the server while the pods change. Run on its own with
+// `node bench/dashboard.ts`, or through bench/run.ts; the page part needs /usr/bin/chromium.
 
+import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type KubeObject } from '@podops/sandbox';
 import { CONTROL_LABEL, idLabelKey } from '../src/api/protocol.ts';
-import { startDashboard } from '../src/dashboard/server.ts';
+import { MAX_STREAMS, startDashboard } from '../src/dashboard/server.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { PODS } from '../src/kube/resources.ts';
 import type { Update } from '../src/dashboard/views.ts';
@@ -140,4 +142,76 @@ async function run(): Promise<void> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await run();
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** 500 connections to the stream of $DASHBOARD, every other one never reading a byte. */
+const streamClients = `
+  import { connect } from 'node:net';
+  const { hostname, port } = new URL(process.env.DASHBOARD);
+  for (let i = 0; i < 500; i++) {
+    const socket = connect(Number(port), hostname);
+    socket.write('GET /api/stream HTTP/1.1\\r\\nHost: ' + hostname + ':' + port + '\\r\\n\\r\\n');
+    if (i % 2 === 0) socket.pause();
+    else socket.resume();
+    socket.on('error', () => {});
+  }
+`;
+
+/**
+ * 500 streams, 250 of them never reading, while podops' events come (each is an update on every stream): the
+ * streams the server keeps and its memory. Before the cap every stream stayed and each kept what it had not read.
+ */
+async function runStalledStreams(): Promise<void> {
+  const sandbox = await startSandbox();
+  const abort = new AbortController();
+  const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
+  try {
+    const local = sandbox.client();
+    await local.create({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+    const names = Array.from({ length: 200 }, (_, i) => `web-${String(i).padStart(4, '0')}`);
+    for (const name of names) {
+      const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { [CONTROL_LABEL]: 'true' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } };
+      await local.create({ group: '', version: 'v1', resource: 'pods' }, pod, { namespace: 'bench' });
+    }
+    const dashboard = await startDashboard({ client, namespace: 'bench', port: 0 }, abort.signal);
+    while (!dashboard.hub.snapshot().synced) await new Promise((r) => setTimeout(r, 20));
+    // podops' events, one every 50 ms, each with a message of 2 KiB: every update carries the list of the 100 most
+    // recent (up to 200 KiB), as while a rollout or a drain goes on.
+    const change = async (round: number): Promise<void> => {
+      for (let i = 0; i < 200; i++) {
+        const at = new Date().toISOString();
+        const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: `e-${round}-${i}` }, involvedObject: { kind: 'Pod', name: names[0], namespace: 'bench' }, reason: 'Bench', message: 'x'.repeat(2048), source: { component: 'podops' }, firstTimestamp: at, lastTimestamp: at, type: 'Normal' };
+        await local.create({ group: '', version: 'v1', resource: 'events' }, event, { namespace: 'bench' });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    };
+    // The same changes without streams first: what the server grows by anyway (the sandbox is in this process).
+    const start = process.memoryUsage();
+    await change(0);
+    const before = process.memoryUsage();
+    // The clients in a process of their own, so that this one's memory is the server's.
+    const clients = spawn(process.execPath, ['--input-type=module', '-e', streamClients], { stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, DASHBOARD: dashboard.url } });
+    await new Promise((r) => setTimeout(r, 1000));
+    await change(1);
+    const during = process.memoryUsage();
+    const held = dashboard.hub.subscribers;
+    clients.kill();
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = process.memoryUsage();
+    printTable('dashboard: 500 streams, 250 of them never reading, during 200 updates of up to 200 KiB (podops events)', [
+      ['streams the server keeps', `${held} (cap ${MAX_STREAMS})`],
+      ['rss: start / after changes without streams / with the streams / after they closed', `${mib(start.rss)} / ${mib(before.rss)} / ${mib(during.rss)} / ${mib(after.rss)} (target: the streams add < 50 MiB)`],
+      ['heap used + buffers, before / with the streams', `${mib(before.heapUsed + before.arrayBuffers)} / ${mib(during.heapUsed + during.arrayBuffers)}`],
+    ]);
+  } finally {
+    abort.abort();
+    client.close();
+    await sandbox.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await run();
+  await runStalledStreams();
+}

@@ -5,7 +5,7 @@
 // The sandbox runs in a child process (bench/sandbox-server.ts); its memory is the one reported.
 // Run on its own with `node bench/sandbox.ts`, or through bench/run.ts.
 
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -221,6 +221,111 @@ async function watchPods(base: URL, path: string, count: number): Promise<{ rece
 }
 
 /**
+ * WATCHERS watches of WATCH_URL, the first STALLED of them never reading until told to 'resume'; answers
+ * 'opened' once they are, and 'resume' and 'closed' with how many stalled ones the server has ended.
+ */
+const watchClients = `
+  import { connect } from 'node:net';
+  const url = new URL(process.env.WATCH_URL);
+  const stalled = [];
+  let closed = 0;
+  for (let i = 0; i < Number(process.env.WATCHERS); i++) {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.write('GET ' + url.pathname + url.search + ' HTTP/1.1\\r\\nHost: ' + url.host + '\\r\\n\\r\\n');
+    socket.on('error', () => {});
+    if (i < Number(process.env.STALLED)) {
+      socket.pause();
+      socket.once('close', () => closed++);
+      stalled.push(socket);
+    } else socket.resume();
+  }
+  process.on('message', (question) => {
+    if (question === 'resume') for (const socket of stalled) socket.resume();
+    process.send(question === 'opened' ? 0 : closed);
+  });
+`;
+
+/**
+ * Watchers that stop reading: `watchers` watches of one namespace's pods, `stalled` of them never reading
+ * their stream, while `writes` pod patches go through. kube-apiserver closes a watcher that falls behind its
+ * buffer (the client watches again from where it was); the sandbox must too, so that neither the writes nor
+ * the memory pay for the clients that stopped reading. Figures: the writes' time with no watcher and with
+ * them, how many stalled watches the server closed, and the server's memory before, during and after.
+ */
+export async function runSlowWatchersBenchmark(options: { watchers?: number; stalled?: number; writes?: number; log?: (line: string) => void } = {}): Promise<void> {
+  const watchers = options.watchers ?? 500;
+  const stalled = options.stalled ?? 250;
+  const writes = options.writes ?? 2000;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const server = await startServerProcess();
+  const base = new URL(server.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const ns = 'slow';
+  const pods = 100;
+  const open: ChildProcess[] = [];
+  try {
+    await send(agent, base, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
+    for (let i = 0; i < pods; i++) {
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, labels: { app: 'slow' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } };
+      await send(agent, base, 'POST', `/api/v1/namespaces/${ns}/pods`, JSON.stringify(pod));
+    }
+    // Patches with an annotation of 1 KiB, 16 in flight.
+    const patchAll = async (): Promise<number> => {
+      let next = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < writes) {
+            const i = next++;
+            const patch = JSON.stringify({ metadata: { annotations: { 'bench/filler': 'x'.repeat(1024), 'bench/i': String(i) } } });
+            const res = await send(agent, base, 'PATCH', `/api/v1/namespaces/${ns}/pods/pod-${i % pods}`, patch, 'application/merge-patch+json');
+            if (res.status !== 200) throw new Error(`patch pod-${i % pods}: ${res.status} ${res.body}`);
+          }
+        }),
+      );
+      return performance.now() - start;
+    };
+    const aloneMs = await patchAll();
+    const before = await server.memory();
+    // The watches in a process of their own (raw connections: a stalled one sends its request and never reads a
+    // byte), so that reading 250 streams does not slow this process's writes.
+    const clients = spawn(process.execPath, ['--input-type=module', '-e', watchClients], {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, WATCH_URL: `${server.url}/api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true`, WATCHERS: String(watchers), STALLED: String(stalled) },
+    });
+    open.push(clients);
+    const ask = (question: string): Promise<number> =>
+      new Promise((resolve) => {
+        clients.once('message', (answer) => resolve(Number(answer)));
+        clients.send(question);
+      });
+    await ask('opened');
+    await new Promise((r) => setTimeout(r, 500));
+    const withWatchersMs = await patchAll();
+    const during = await server.memory();
+    // A stalled watch the server closed ends once its client has read what was sent before the end (megabytes
+    // each, in the sockets' buffers): read until no more end.
+    let closedDuringWrites = await ask('resume');
+    for (let last = -1, deadline = performance.now() + 60_000; last !== closedDuringWrites && performance.now() < deadline; ) {
+      last = closedDuringWrites;
+      await new Promise((r) => setTimeout(r, 3000));
+      closedDuringWrites = await ask('closed');
+    }
+    clients.kill();
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await server.memory();
+    log(`sandbox with watchers that stop reading: ${watchers} watches of ${pods} pods, ${stalled} of them never reading, ${writes} patches of ~1 KiB`);
+    log(`  writes: ${Math.round(aloneMs)} ms with no watcher, ${Math.round(withWatchersMs)} ms with the watchers   (target: within 3x)`);
+    log(`  stalled watches the server closed: ${closedDuringWrites}/${stalled}`);
+    log(`  server rss: ${mib(before.rss)} MiB before the watches, ${mib(during.rss)} MiB after the writes, ${mib(after.rss)} MiB once they closed; heap used ${mib(before.heapUsed)} / ${mib(during.heapUsed)} / ${mib(after.heapUsed)} MiB; external ${mib(before.external)} / ${mib(during.external)} / ${mib(after.external)} MiB   (target: rss grows < 200 MiB)`);
+  } finally {
+    for (const child of open) child.kill();
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+/**
  * The start of an in-process sandbox (bench/sandbox-start.ts in a fresh process, Node's default flags): on
  * the TypeScript sources, as this repository's tests load it, and on the build, as an installed package is.
  */
@@ -248,6 +353,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (clientFlags.every((flag) => process.execArgv.includes(flag))) {
     await logSandboxStart();
     await runSandboxBenchmark();
+    await runSlowWatchersBenchmark();
   }
   else {
     const child = spawn(process.execPath, [...process.execArgv, ...clientFlags, ...process.argv.slice(1)], { stdio: 'inherit' });

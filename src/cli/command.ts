@@ -36,6 +36,37 @@ export class MissingPackageError extends Error {
   override name = 'MissingPackageError';
 }
 
+/** A failure the user can act on that is not about the arguments: printed as `podops <cmd>: <message>`, exit code 1. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
+/**
+ * The candidates a mistyped word may have meant, as kubectl (cobra) suggests them: those within two edits of it,
+ * or that it begins, ignoring case.
+ */
+export function suggestionsFor(word: string, candidates: readonly string[]): string[] {
+  const typed = word.toLowerCase();
+  return candidates.filter((candidate) => editDistance(typed, candidate.toLowerCase()) <= 2 || (typed !== '' && candidate.toLowerCase().startsWith(typed)));
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length] as number;
+}
+
+/** `got "x"`, with what it may have meant: for a word that must be one of `expected`. */
+export function gotWithSuggestion(word: string, expected: readonly string[]): string {
+  const [suggestion] = suggestionsFor(word, expected);
+  return `got "${word}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+}
+
 /**
  * For `import('@podops/sandbox').catch(sandboxNotInstalled)` in the commands that run the sandbox: it is a
  * devDependency of podops, so a production installation (the operator's image) has none, and those commands

@@ -3,7 +3,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import { yamlErrorText } from '../kube/kubeconfig.ts';
+import { fileErrorText, yamlErrorText } from '../kube/kubeconfig.ts';
 import { UsageError, type CommandIO } from './command.ts';
 
 export async function readSource(source: string, io: CommandIO): Promise<string> {
@@ -15,7 +15,7 @@ export async function readSource(source: string, io: CommandIO): Promise<string>
   try {
     return await readFile(source, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`cannot read ${source}: ${fileErrorText(err)}`);
   }
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConnectionError } from '../kube/client.ts';
+import { ApiError, ConnectionError } from '../kube/client.ts';
 import { KubeconfigError } from '../kube/kubeconfig.ts';
 import { podopsVersion } from '../kube/version.ts';
-import { MissingPackageError, UsageError, type Command, type CommandIO } from './command.ts';
+import { CommandError, MissingPackageError, UsageError, suggestionsFor, type Command, type CommandIO } from './command.ts';
+import { terminalSafe, terminalSafeStream } from './terminal-text.ts';
 
 /**
  * The commands, each loaded when it runs: `podops operator` in a pod would otherwise also carry the sandbox,
@@ -41,14 +42,29 @@ function help(): string {
   ].join('\n');
 }
 
-/** The exit code of a failure the user can act on (printed as one line), or undefined for a bug (thrown on). */
+/**
+ * The exit code of a failure the user can act on (printed as one line), or undefined for a bug (thrown on). An
+ * API server's refusal (forbidden, not found, invalid) is the cluster's answer, said in its words.
+ */
 function expectedFailure(err: unknown): number | undefined {
   if (err instanceof UsageError) return 2;
-  if (err instanceof KubeconfigError || err instanceof ConnectionError || err instanceof MissingPackageError) return 1;
+  if (err instanceof KubeconfigError || err instanceof ConnectionError || err instanceof MissingPackageError || err instanceof CommandError || err instanceof ApiError) return 1;
   return undefined;
 }
 
-export async function main(argv: string[], io: CommandIO): Promise<number> {
+/** The answer to a command name podops does not have: what it may have meant, as kubectl answers. */
+function unknownCommand(name: string): string {
+  const suggestions = suggestionsFor(name, commands.map((c) => c.name));
+  const didYouMean = suggestions.length ? `\nDid you mean this?\n${suggestions.map((s) => `\t${s}\n`).join('')}` : '';
+  return `podops: unknown command "${name}"\n${didYouMean}\nRun 'podops --help' for the commands.\n`;
+}
+
+/**
+ * Runs a command; every line it prints goes through the terminal filter (strings from the cluster must not
+ * drive the user's terminal: see terminal-text.ts).
+ */
+export async function main(argv: string[], commandIO: CommandIO): Promise<number> {
+  const io: CommandIO = { ...commandIO, stdout: terminalSafeStream(commandIO.stdout), stderr: terminalSafeStream(commandIO.stderr) };
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(help());
@@ -60,7 +76,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    io.stderr.write(`podops: unknown command "${name}"\n\n${help()}`);
+    io.stderr.write(unknownCommand(name));
     return 2;
   }
   const command = await entry.load();
@@ -115,7 +131,7 @@ if (isEntryPoint()) {
       if (controller.signal.aborted) setTimeout(() => process.exit(code), 2000).unref();
     },
     (err: unknown) => {
-      process.stderr.write(`podops: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(terminalSafe(`podops: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
       process.exitCode = 1;
     },
   );

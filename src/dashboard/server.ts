@@ -32,8 +32,17 @@ export interface Dashboard {
 
 export const DEFAULT_DASHBOARD_PORT = 3100;
 
-/** A browser that reads more slowly than updates come is dropped past this much unsent; it reconnects to a snapshot. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/**
+ * Live streams at once. A page holds one; when a new one would pass the cap, the slowest is dropped (the most
+ * unsent, else the newest: a browser that keeps opening streams drops its own), and an EventSource reconnects.
+ */
+export const MAX_STREAMS = 32;
+/**
+ * What a browser may leave unread beyond its snapshot: one that reads more slowly than updates come is dropped past
+ * this, and reconnects to a fresh snapshot. It bounds the memory one client can hold (32 streams, 32 MiB plus their
+ * snapshots, at most).
+ */
+export const MAX_UNREAD_BYTES = 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -45,7 +54,7 @@ function allowedHosts(address: string, port: number): Set<string> | undefined {
 }
 
 function send(res: http.ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(`${text}\n`);
 }
 
@@ -69,15 +78,39 @@ function serveAsset(req: http.IncomingMessage, res: http.ServerResponse, asset: 
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-function stream(req: http.IncomingMessage, res: http.ServerResponse, hub: DashboardHub): void {
+/** The live streams of one dashboard, with when each opened. */
+type Streams = Map<http.ServerResponse, number>;
+
+/** The stream to drop for a new one: the most unsent, else the newest. */
+function slowest(streams: Streams): http.ServerResponse | undefined {
+  let chosen: [http.ServerResponse, number] | undefined;
+  for (const entry of streams) {
+    const [res, opened] = entry;
+    if (!chosen || res.writableLength > chosen[0].writableLength || (res.writableLength === chosen[0].writableLength && opened > chosen[1])) chosen = entry;
+  }
+  return chosen?.[0];
+}
+
+function stream(res: http.ServerResponse, hub: DashboardHub, streams: Streams): void {
+  while (streams.size >= MAX_STREAMS) {
+    const dropped = slowest(streams) as http.ServerResponse;
+    streams.delete(dropped);
+    dropped.destroy();
+  }
+  streams.set(res, performance.now());
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.write('retry: 2000\n\n');
-  const unsubscribe = hub.subscribe((event, json) => {
-    if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
-    else res.write(`event: ${event}\ndata: ${json}\n\n`);
-  });
-  const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+  // Set once the snapshot is written: what the browser has not read of it, and MAX_UNREAD_BYTES more.
+  let limit = Infinity;
+  const send = (text: string): void => {
+    if (res.writableLength > limit) res.destroy();
+    else res.write(text);
+  };
+  const unsubscribe = hub.subscribe((event, json) => send(`event: ${event}\ndata: ${json}\n\n`));
+  limit = res.writableLength + MAX_UNREAD_BYTES;
+  const keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
   res.on('close', () => {
+    streams.delete(res);
     unsubscribe();
     clearInterval(keepalive);
   });
@@ -88,7 +121,8 @@ function inspect(res: http.ServerResponse, url: URL, hub: DashboardHub): void {
   const name = url.searchParams.get('name');
   if (!namespace || !name) return send(res, 400, 'inspect needs ?namespace=NS&name=POD');
   const pod: Pod | undefined = hub.pod(namespace, name);
-  if (!pod) return send(res, 404, `no controlled pod ${namespace}/${name} (deleted, or not labelled for PodOpsLifecycle)`);
+  // Quoted: the names come from the request, and a terminal (curl) may show this answer.
+  if (!pod) return send(res, 404, `no controlled pod ${JSON.stringify(`${namespace}/${name}`)} (deleted, or not labelled for PodOpsLifecycle)`);
   const body = JSON.stringify({
     namespace,
     name,
@@ -122,6 +156,7 @@ export async function startDashboard(options: DashboardOptions, signal: AbortSig
   });
   const { port } = server.address() as AddressInfo;
   const hosts = allowedHosts(address, port);
+  const streams: Streams = new Map();
   // Answered once the address is known (its URL is not out before this function returns).
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     try {
@@ -133,7 +168,7 @@ export async function startDashboard(options: DashboardOptions, signal: AbortSig
       } catch {
         return send(res, 400, 'malformed request URL');
       }
-      if (url.pathname === '/api/stream') return stream(req, res, hub);
+      if (url.pathname === '/api/stream') return stream(res, hub, streams);
       if (url.pathname === '/api/pod') return inspect(res, url, hub);
       const asset = assets.get(url.pathname);
       if (asset) return serveAsset(req, res, asset, csp);

@@ -117,7 +117,7 @@ current-context: files
 
   test('errors name what is wrong', () => {
     const throwsKubeconfig = (fn: () => unknown, message: RegExp): void => assert.throws(fn, (err: unknown) => err instanceof KubeconfigError && message.test(err.message));
-    throwsKubeconfig(() => readKubeconfigFile(join(dir, 'missing.yaml')), /^cannot read kubeconfig .*missing\.yaml: ENOENT$/);
+    throwsKubeconfig(() => readKubeconfigFile(join(dir, 'missing.yaml')), /^cannot read kubeconfig .*missing\.yaml: no such file or directory$/);
     throwsKubeconfig(() => parseKubeconfig('bad.yaml', 'clusters: [unclosed', dir), /^invalid kubeconfig bad\.yaml: Flow sequence in block collection must be sufficiently indented and end with a \] \(line 1, column 20\)$/);
     throwsKubeconfig(() => parseKubeconfig('list.yaml', '- a\n- b\n', dir), /expected a mapping/);
     throwsKubeconfig(() => parseKubeconfig('x', 'clusters: [{cluster: {server: "https://x"}}]', dir), /clusters\[0\] has no name/);

@@ -55,6 +55,21 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Why a file could not be read, in words (`no such file or directory`), not Node's error code. */
+export function fileErrorText(err: unknown): string {
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EISDIR: 'it is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    ELOOP: 'too many levels of symbolic links',
+    ENAMETOOLONG: 'the file name is too long',
+  };
+  const code = (err as NodeJS.ErrnoException).code;
+  return (code && words[code]) ?? (err as Error).message;
+}
+
 /** A YAML error on one line: its message and position, without the code frame the yaml library appends. */
 export function yamlErrorText(err: unknown): string {
   const linePos = (err as { linePos?: [{ line: number; col: number }] }).linePos;
@@ -132,7 +147,7 @@ export function readKubeconfigFile(path: string): Kubeconfig {
   try {
     content = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new KubeconfigError(`cannot read kubeconfig ${path}: ${fileErrorText(err)}`, { cause: err });
   }
   return parseKubeconfig(path, content, dirname(resolve(path)));
 }
@@ -180,7 +195,7 @@ export function loadDefaultAccess(env: NodeJS.ProcessEnv = process.env, contextN
   try {
     config = readKubeconfigFile(home);
   } catch (err) {
-    if (!(err instanceof KubeconfigError && err.message.endsWith(': ENOENT'))) throw err;
+    if (!(err instanceof KubeconfigError && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')) throw err;
     if (env.KUBERNETES_SERVICE_HOST) return inClusterAccess(env);
     throw new KubeconfigError(`no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig`);
   }
@@ -229,7 +244,7 @@ const readData = (what: string, data: unknown, file: unknown): Buffer | undefine
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new KubeconfigError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new KubeconfigError(`cannot read ${what} ${path}: ${fileErrorText(err)}`);
   }
 };
 

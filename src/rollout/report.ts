@@ -34,6 +34,9 @@ export const rolloutJson = (rl: RolloutLifecycle) => ({
   hooks: rl.status?.hooks ?? [],
 });
 
+/** Whether the rollout stopped on a failed hook: it waits for a retry or a rollback (the CLI exits with 1). */
+export const rolloutFailed = (rl: RolloutLifecycle): boolean => rl.status?.rollout?.phase === 'Failed';
+
 /** Whether the rollout waits for something (podops status mentions those). */
 export const rolloutUnderway = (rl: RolloutLifecycle): boolean => ['Progressing', 'Held', 'Failed'].includes(rl.status?.rollout?.phase ?? '');
 

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -133,6 +133,62 @@ describe('a file that is not a usable kubeconfig', () => {
       assert.deepEqual(result, { code: 1, stdout: '', stderr: `podops status: ${message(path)}\n` });
     });
   }
+});
+
+describe('a mistyped command or a missing file, in words', () => {
+  test('a command podops does not have: what it may have meant, as kubectl answers, not the whole help', async () => {
+    assert.deepEqual(await runCli(['stauts']), {
+      code: 2,
+      stdout: '',
+      stderr: 'podops: unknown command "stauts"\n\nDid you mean this?\n\tstatus\n\nRun \'podops --help\' for the commands.\n',
+    });
+    assert.match((await runCli(['rollouts'])).stderr, /Did you mean this\?\n\trollout\n/);
+    assert.deepEqual(await runCli(['xyzzy']), { code: 2, stdout: '', stderr: 'podops: unknown command "xyzzy"\n\nRun \'podops --help\' for the commands.\n' });
+  });
+
+  test('a kubeconfig that does not exist', async () => {
+    const path = join(dir, 'nowhere', 'kubeconfig');
+    assert.deepEqual(await runCli(['status', '--kubeconfig', path]), { code: 1, stdout: '', stderr: `podops status: cannot read kubeconfig ${path}: no such file or directory\n` });
+  });
+});
+
+describe('podops up and podops sandbox do not take over a kubeconfig', () => {
+  const sandboxKubeconfig = (server: string): string =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'podops-sandbox', cluster: { server } }],
+      users: [{ name: 'podops-sandbox', user: { token: 'podops-sandbox' } }],
+      contexts: [{ name: 'podops-sandbox', context: { cluster: 'podops-sandbox', user: 'podops-sandbox' } }],
+      'current-context': 'podops-sandbox',
+    });
+
+  test('another instance still serves the file: said so, and the file is left alone', async () => {
+    // The first instance's API server, as far as a second one can tell: something answers at its address.
+    const first = await listening(createServer((socket) => socket.end()));
+    try {
+      const text = sandboxKubeconfig(`http://127.0.0.1:${first.port}`);
+      const path = await file('running.kubeconfig', text);
+      for (const command of ['up', 'sandbox']) {
+        const result = await runCli([command, '--kubeconfig', path]);
+        assert.deepEqual(result, {
+          code: 1,
+          stdout: '',
+          stderr: `podops ${command}: another podops up or podops sandbox is running with ${path}: its API server http://127.0.0.1:${first.port} answers. Stop that one first, or start this one with a kubeconfig of its own: --kubeconfig PATH (npm start -- --kubeconfig PATH)\n`,
+        });
+        assert.equal(await readFile(path, 'utf8'), text, 'the file is untouched');
+      }
+    } finally {
+      first.close();
+    }
+  });
+
+  test('a kubeconfig of another cluster is never overwritten', async () => {
+    const path = await file('mine.kubeconfig', kubeconfigText('https://cluster.example.com:6443'));
+    const result = await runCli(['up', '--kubeconfig', path]);
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr, `podops up: ${path} is a kubeconfig podops up did not write (its current context is "x"), which it would overwrite: give it another file with --kubeconfig PATH\n`);
+  });
 });
 
 describe('malformed arguments', () => {

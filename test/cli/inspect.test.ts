@@ -78,7 +78,7 @@ describe('podops inspect', () => {
     ['another kind', ['inspect', '-'], '{"kind":"Service","metadata":{}}', /^podops inspect: stdin: expected a Pod, got kind "Service"\n$/],
     ['no metadata', ['inspect', '-'], '{"kind":"Pod"}', /^podops inspect: stdin: not a Pod: metadata is missing\n$/],
     ['labels not strings', ['inspect', '-'], '{"metadata":{"labels":{"a":1}}}', /^podops inspect: stdin: metadata.labels must map strings to strings\n$/],
-    ['a missing file', ['inspect', '/nonexistent/pod.yaml'], '', /^podops inspect: cannot read \/nonexistent\/pod\.yaml: ENOENT\n$/],
+    ['a missing file', ['inspect', '/nonexistent/pod.yaml'], '', /^podops inspect: cannot read \/nonexistent\/pod\.yaml: no such file or directory\n$/],
     ['an unknown flag', ['inspect', '--bogus'], '', /^podops inspect: unknown option "--bogus" \(see podops inspect --help\)\n$/],
   ];
   for (const [name, args, stdin, message] of failures) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
-import { TRANSITION_DETAIL_ANNOTATION_PREFIX, idLabelKey } from '../../src/api/protocol.ts';
+import { CONTROL_LABEL, TRANSITION_DETAIL_ANNOTATION_PREFIX, idLabelKey } from '../../src/api/protocol.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { PODS, PODTRANSITIONRULES } from '../../src/kube/resources.ts';
 import { runCli } from '../support/cli.ts';
@@ -91,6 +91,40 @@ describe('podops begin, finish and undo', () => {
     const nothing = await podops('undo', 'held');
     assert.equal(nothing.code, 2);
     assert.equal(nothing.stderr, 'podops undo: pod cli/held has no lifecycle upgrade\n');
+  });
+
+  test('a pod not under PodOpsLifecycle: begin refuses and writes nothing, undo removes the labels of an ID left on it', async () => {
+    const plain = controlledPod(NS, 'hook-job-pod');
+    plain.metadata.labels = { app: 'web' };
+    await cluster.client.create(PODS, plain);
+    const begun = await podops('begin', 'hook-job-pod');
+    assert.deepEqual(begun, {
+      code: 2,
+      stdout: '',
+      stderr: `podops begin: pod cli/hook-job-pod is not under PodOpsLifecycle (it has no label ${CONTROL_LABEL}=true): no lifecycle would run on it\n`,
+    });
+    assert.deepEqual(lifecycleLabels(await getPod(cluster, NS, 'hook-job-pod')), [], 'begin wrote no label');
+
+    // Labels an earlier version left (it began lifecycles on such pods): nothing finishes them, undo removes them.
+    const stray = { [idLabelKey('operating', 'upgrade')]: nowNanos().toString(), [idLabelKey('operation-type', 'upgrade')]: 'update' };
+    await cluster.client.patch(PODS, NS, 'hook-job-pod', 'merge', { metadata: { labels: stray } });
+    for (const force of [[], ['--force']]) {
+      const finished = await podops('finish', 'hook-job-pod', ...force);
+      assert.equal(finished.code, 2, `finish ${force.join(' ')}`);
+      assert.equal(finished.stderr, 'podops finish: pod cli/hook-job-pod has no lifecycle upgrade (it is not under PodOpsLifecycle): nothing to finish\n');
+    }
+    const undone = await podops('undo', 'hook-job-pod');
+    assert.equal(undone.stderr, '');
+    assert.equal(undone.code, 0);
+    assert.equal(undone.stdout, `pod/hook-job-pod: removed ${Object.keys(stray).join(', ')} (no lifecycle upgrade runs on it)\n`);
+    assert.deepEqual(lifecycleLabels(await getPod(cluster, NS, 'hook-job-pod')), [], 'undo removed every label of the ID');
+  });
+
+  test('finish with nothing to finish fails, forced or not, and says so without a hint', async () => {
+    for (const force of [[], ['--force']]) {
+      const result = await runCli(['finish', 'web-0', '--kubeconfig', cluster.kubeconfigPath, '-n', NS, '--id', 'none', '--type', 'update', ...force]);
+      assert.deepEqual(result, { code: 2, stdout: '', stderr: 'podops finish: pod cli/web-0 has no lifecycle none: nothing to finish\n' });
+    }
   });
 
   test('a missing pod or a missing flag is a usage error, not a stack trace', async () => {

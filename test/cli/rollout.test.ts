@@ -48,15 +48,17 @@ describe('podops rollout', () => {
     await cluster.client.patch(DEPLOYMENTS, NS, 'web', 'merge', { spec: { template: template('nginx:1.28') } });
     await until(rl, (r) => r.status?.rollout?.phase === 'Failed', 'the hook to fail');
     const status = await podops('rollout', 'status', 'deployment/web');
-    assert.equal(status.code, 0, status.stderr);
+    // A failed rollout is a failure for scripts, as kubectl rollout status exits non-zero on one.
+    assert.equal(status.code, 1, status.stderr);
     assert.match(status.stdout, /^Deployment\/web: ROLLOUT Failed, points 1\/1: hook smoke failed \(Job web-smoke-[0-9a-f]{10}\): BackoffLimitExceeded/m);
     assert.match(status.stdout, /\[x\] 50% +\(1 new available\) +hooks: smoke/);
     assert.match(status.stdout, /smoke +Failed +Job web-smoke-/);
     assert.match(status.stdout, /to go on: fix the hook and podops rollout retry deployment\/web -n rcli, or roll back: podops rollout undo deployment\/web -n rcli \(kubectl rollout undo refuses a paused Deployment\)/);
     const overview = await podops('status');
     assert.match(overview.stdout, /Rollouts under hooks:\n {2}Deployment\/web: ROLLOUT Failed/);
+    assert.equal(overview.code, 1, 'podops status exits with 1 when it lists a failed rollout');
     const json = await podops('status', '-o', 'json');
-    assert.equal(json.code, 0, json.stderr);
+    assert.equal(json.code, 1, json.stderr);
     const { pods, rollouts } = JSON.parse(json.stdout) as { pods: unknown[]; rollouts: { namespace: string; rolloutLifecycle: string; target: string; summary: string; rollout: { phase: string }; hooks: { name: string; phase: string }[] }[] };
     assert.deepEqual(pods, [], 'no controlled pods here');
     assert.deepEqual(
@@ -92,6 +94,9 @@ describe('podops rollout', () => {
   });
 
   test('usage errors name the problem', async () => {
+    const typo = await podops('rollout', 'stauts', 'deployment/web');
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /expected "status", "retry" or "undo", got "stauts"; did you mean "status"\?/);
     const bad = await podops('rollout', 'status', 'pod/web');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /expected KIND\/NAME such as deployment\/web/);

@@ -11,13 +11,13 @@ import type { Pod } from '../../src/api/kube.ts';
 import { podTransitionRuleCRD } from '../../src/api/podtransitionrule.ts';
 import { CONTROL_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { rolloutLifecycleCRD } from '../../src/api/rolloutlifecycle.ts';
-import { startDashboard, type Dashboard } from '../../src/dashboard/server.ts';
+import { MAX_STREAMS, startDashboard, type Dashboard } from '../../src/dashboard/server.ts';
 import type { Problem, Snapshot, Update } from '../../src/dashboard/views.ts';
 import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
-import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, PODS } from '../../src/kube/resources.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, EVENTS, NAMESPACES, PODS } from '../../src/kube/resources.ts';
 import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
 import { openStream, type SseStream } from '../support/sse.ts';
-import { freePort, until } from '../support/wait.ts';
+import { freePort, sleep, until } from '../support/wait.ts';
 
 const controlledPod = (namespace: string, name: string): KubeObject => ({
   apiVersion: 'v1',
@@ -144,6 +144,48 @@ describe('podops dashboard, server side', () => {
     );
   });
 
+  test('streams are capped, the slowest dropped first; a browser that stops reading is dropped once far behind', async () => {
+    const dashboard = await dashboardOf('dash');
+    await until(() => dashboard.hub.snapshot(), (s) => s.synced, 'the dashboard synced');
+    const { hostname, port } = new URL(dashboard.url);
+    // Connections that ask for the stream and never read a byte.
+    const stalled = Array.from({ length: MAX_STREAMS + 8 }, () => {
+      const socket = connect(Number(port), hostname);
+      socket.write(`GET /api/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+      socket.pause();
+      socket.on('error', () => {});
+      return socket;
+    });
+    try {
+      await until(() => dashboard.hub.subscribers, (n) => n === MAX_STREAMS, 'the streams at the cap');
+      const browser = await stream(dashboard);
+      await until(() => browser.events, (events) => events[0]?.event === 'snapshot', 'a new browser served at once');
+      assert.equal(dashboard.hub.subscribers, MAX_STREAMS, 'one stream dropped for it');
+      // Updates of hundreds of KiB (the events list, 10 KiB a message) the stalled streams never read: more than
+      // the sockets' buffers hold, so that what they leave unread stays in the server.
+      for (let i = 0; i < 80; i++) {
+        // One update per event: the hub gathers changes for 50 ms.
+        await sleep(60);
+        await admin.create(EVENTS, {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { name: `flood-${i}`, namespace: 'dash' },
+          involvedObject: { kind: 'Pod', name: 'web-0', namespace: 'dash' },
+          reason: 'Flood',
+          message: 'x'.repeat(10 * 1024),
+          source: { component: 'podops' },
+          firstTimestamp: new Date().toISOString(),
+          lastTimestamp: new Date().toISOString(),
+          type: 'Normal',
+        });
+      }
+      await until(() => dashboard.hub.subscribers, (n) => n === 1, 'every stalled stream dropped, the reading one kept', 30_000);
+      await until(() => browser.events.map((e) => JSON.parse(e.data) as Update).filter((u) => u.events?.some((event) => event.reason === 'Flood')), (updates) => updates.length > 0, 'the flood on the reading stream');
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
+  });
+
   test('the page, its files and one pod are served; bad requests get 4xx with the reason and the server goes on', async () => {
     const dashboard = dashboards[0]!;
     const get = (path: string, init?: RequestInit) => fetch(new URL(path, dashboard.url), init);
@@ -162,7 +204,7 @@ describe('podops dashboard, server side', () => {
 
     const refusals: [string, RequestInit | undefined, number, RegExp][] = [
       ['/api/pod?namespace=dash', undefined, 400, /needs \?namespace=NS&name=POD/],
-      ['/api/pod?namespace=dash&name=nobody', undefined, 404, /no controlled pod dash\/nobody/],
+      ['/api/pod?namespace=dash&name=nobody', undefined, 404, /no controlled pod "dash\/nobody"/],
       ['/page/../../../etc/passwd', undefined, 404, /not found/],
       ['/', { method: 'POST', body: 'x' }, 405, /read-only/],
     ];

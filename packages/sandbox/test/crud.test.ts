@@ -366,6 +366,25 @@ describe('Status error bodies', () => {
     const strict = await h.http('POST', `/api/v1/namespaces/${ns}/pods?fieldValidation=Strict`, { ...body, metadata: { name: 'uf2' } });
     assert.equal(strict.status, 400);
     assert.equal(strict.json.message, 'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogusField"');
+    // Every problem in the order the decoder meets it in the body, repeated keys among them (kube-apiserver v1.32).
+    const text = (name: string): string =>
+      `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"${name}","name":"${name}","namespace":"${ns}"},"spec":{"containers":[{"name":"c","image":"x","bogusField":2,"image":"y"}],"zz":1,"5":1,"bogus":1},"aa":1}`;
+    const ordered = await h.http('POST', `/api/v1/namespaces/${ns}/pods?fieldValidation=Strict`, text('uf3'));
+    assert.equal(
+      ordered.json.message,
+      'Pod in version "v1" cannot be handled as a Pod: strict decoding error: duplicate field "metadata.name", unknown field "spec.containers[0].bogusField", duplicate field "spec.containers[0].image", unknown field "spec.zz", unknown field "spec.5", unknown field "spec.bogus", unknown field "aa"',
+    );
+    const warnings = await h.http('POST', `/api/v1/namespaces/${ns}/pods?dryRun=All`, text('uf4'));
+    assert.equal(
+      warnings.headers.get('warning'),
+      ['duplicate field "metadata.name"', 'unknown field "spec.containers[0].bogusField"', 'duplicate field "spec.containers[0].image"', 'unknown field "spec.zz"', 'unknown field "spec.5"', 'unknown field "spec.bogus"', 'unknown field "aa"']
+        .map((w) => `299 - ${JSON.stringify(w)}`)
+        .join(', '),
+    );
+    // A patch's problems come in the order of its merged object's encoding (keys sorted).
+    await h.http('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'uf-patch' } });
+    const patched = await h.http('PATCH', `/api/v1/namespaces/${ns}/configmaps/uf-patch?fieldValidation=Strict`, '{"zz":1,"metadata":{"qq":1},"aa":1}', { 'Content-Type': 'application/merge-patch+json' });
+    assert.match(patched.json.message, /strict decoding error: unknown field "aa", unknown field "metadata\.qq", unknown field "zz"$/);
     const invalid = await h.http('POST', `/api/v1/namespaces/${ns}/pods?fieldValidation=Bogus`, body);
     assert.equal(invalid.status, 422);
     assert.equal(

@@ -187,6 +187,56 @@ describe('paging and list resourceVersion semantics', () => {
     assert.equal(both.json.message, 'specifying resource version is not allowed when using continue');
   });
 
+  test('resourceVersion values are read as uint64 and echoed with every digit, as kube-apiserver answers', async () => {
+    const huge = `1${'0'.repeat(300)}`;
+    const outOfRange = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${huge}`);
+    assert.equal(outOfRange.status, 500);
+    assert.equal(outOfRange.json.message, `resourceVersion: Invalid value: "${huge}": strconv.ParseUint: parsing "${huge}": value out of range`);
+    // An exact read (a limit, or resourceVersionMatch=Exact) goes to etcd: a version it cannot parse is a 400,
+    // one past int64 a 504 at once.
+    const exactGarbage = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=abc&limit=1`);
+    assert.equal(exactGarbage.status, 400);
+    assert.equal(exactGarbage.json.reason, 'BadRequest');
+    assert.equal(exactGarbage.json.message, 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
+    const pastInt64 = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=9223372036854775808&resourceVersionMatch=Exact`);
+    assert.equal(pastInt64.status, 504);
+    assert.match(pastInt64.json.message, /^Timeout: Too large resource version: 9223372036854775808, current: \d+$/);
+    assert.deepEqual(pastInt64.json.details, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] });
+    // A version the server waits for is echoed as parsed: all 20 digits of the largest uint64, no float notation.
+    const largest = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm-1?resourceVersion=018446744073709551615`);
+    assert.equal(largest.status, 504);
+    assert.match(largest.json.message, /^Timeout: Too large resource version: 18446744073709551615, current: \d+$/);
+    assert.equal(largest.json.details.retryAfterSeconds, 1);
+    const getGarbage = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps/cm-1?resourceVersion=1e300`);
+    assert.equal(getGarbage.json.message, 'resourceVersion: Invalid value: "1e300": strconv.ParseUint: parsing "1e300": invalid syntax');
+    // A delete precondition compares the text: not a parse error, a conflict naming it.
+    const precondition = await h.http('DELETE', `/api/v1/namespaces/${ns}/configmaps/cm-1?dryRun=All`, { preconditions: { resourceVersion: '1e300' } });
+    assert.equal(precondition.status, 409);
+    assert.match(precondition.json.message, /the ResourceVersion in the precondition \(1e300\) does not match the ResourceVersion in record \(\d+\)/);
+  });
+
+  test('a continue token that does not decode is a 400 with the real decoder\'s words', async () => {
+    const token = (json: string): string => Buffer.from(json).toString('base64url');
+    const cases: [string, string][] = [
+      ['%25%25%25%25', 'illegal base64 data at input byte 0'],
+      ['ab%3D%3D', 'illegal base64 data at input byte 2'],
+      ['abcde', 'illegal base64 data at input byte 4'],
+      [token('{x'), "invalid character 'x' looking for beginning of object key string"],
+      [token('{"v":"meta.k8s.io/v1","rv":"5","start":"a"}'), 'json: cannot unmarshal string into Go struct field continueToken.rv of type int64'],
+      [token('{"v":"meta.k8s.io/v1","rv":1e2,"start":"a"}'), 'json: cannot unmarshal number 1e2 into Go struct field continueToken.rv of type int64'],
+      [token('[1]'), 'json: cannot unmarshal array into Go value of type storage.continueToken'],
+      [token('{"v":"x","rv":1,"start":"a"}'), 'server does not recognize this encoded version x'],
+      [token('{"v":"meta.k8s.io/v1","rv":0,"start":"a"}'), 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+      [token('{"v":"meta.k8s.io/v1","rv":5,"start":""}'), 'encoded start key empty (version meta.k8s.io/v1)'],
+      [token('{"v":"meta.k8s.io/v1","rv":5,"start":"a/../b"}'), 'a/../b'],
+    ];
+    for (const [continueToken, why] of cases) {
+      const res = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?limit=1&continue=${continueToken}`);
+      assert.equal(res.status, 400, continueToken);
+      assert.equal(res.json.message, `invalid continue token: continue key is not valid: ${why}`);
+    }
+  });
+
   test('an expired continue token is 410 with a token to continue inconsistently', async () => {
     const first = await h.http('GET', `/api/v1/namespaces/${ns}/configmaps?limit=2&labelSelector=idx`);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'compact-me' } } });

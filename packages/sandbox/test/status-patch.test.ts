@@ -154,7 +154,16 @@ describe('patches', () => {
     });
     const unknown = await patch(`/api/v1/namespaces/${ns}/configmaps/pre`, {}, 'text/plain');
     assert.equal(unknown.status, 415);
-    assert.equal(unknown.json.message, '415: Unsupported Media Type');
+    assert.deepEqual(unknown.json, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '415: Unsupported Media Type',
+      reason: 'UnsupportedMediaType',
+      details: {},
+      code: 415,
+    });
   });
 
   test('server-side apply: create, conflict between managers, force', async () => {

@@ -3,7 +3,8 @@
 // passed); undo cancels the lifecycle in any phase.
 
 import type { Pod } from '../../api/kube.ts';
-import { isNotFound } from '../../kube/client.ts';
+import { CONTROL_LABEL, CONTROL_LABEL_VALUE, ID_LABEL_WORDS, idLabelKey } from '../../api/protocol.ts';
+import { isNotFound, type KubeClient } from '../../kube/client.ts';
 import { nowNanos } from '../../kube/clock.ts';
 import { PODS } from '../../kube/resources.ts';
 import { explainPod } from '../../lifecycle/explain.ts';
@@ -16,9 +17,11 @@ import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from
 type Verb = 'begin' | 'finish' | 'undo';
 
 const descriptions: Record<Verb, string> = {
-  begin: 'Begins a lifecycle on a pod (an operation controller in the terminal).',
+  begin: `Begins a lifecycle on a pod (an operation controller in the terminal). The pod must be under PodOpsLifecycle
+(label ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}): on another pod no lifecycle would run, and begin refuses.`,
   finish: 'Finishes a lifecycle once podops allows the operation.',
-  undo: 'Cancels a lifecycle in any phase.',
+  undo: `Cancels a lifecycle in any phase. Labels of the ID left on a pod without a lifecycle (or on a pod that is not
+under PodOpsLifecycle) are removed.`,
 };
 
 function usageOf(verb: Verb): string {
@@ -31,7 +34,7 @@ ${optionsHelp([
   ['--id ID', 'the lifecycle ID (a label name of at most 63 characters)'],
   ['--type TYPE', 'the operation type, e.g. update, restart'],
   ...(verb === 'begin' ? [['--allow-multi-type', 'allow another lifecycle of the same type on the pod'] as const] : []),
-  ...(verb === 'finish' ? [['--force', 'finish even if podops has not allowed the operation yet'] as const] : []),
+  ...(verb === 'finish' ? [['--force', 'finish a lifecycle even if podops has not allowed the operation yet'] as const] : []),
   ...KUBE_FLAGS_HELP,
 ])}`;
 }
@@ -70,9 +73,14 @@ function lifecycleCommand(verb: Verb): Command {
           if (isNotFound(err)) throw new UsageError(`pod ${namespace}/${podName} not found`);
           throw err;
         }
+        const where = `pod ${namespace}/${podName}`;
+        const controlled = pod.metadata.labels?.[CONTROL_LABEL] === CONTROL_LABEL_VALUE;
         const ops = new OperationClient(podWriterFor(client));
         let result;
         if (verb === 'begin') {
+          if (!controlled) {
+            throw new UsageError(`${where} is not under PodOpsLifecycle (it has no label ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}): no lifecycle would run on it`);
+          }
           try {
             result = await ops.begin(adapter, pod);
           } catch (err) {
@@ -80,16 +88,24 @@ function lifecycleCommand(verb: Verb): Command {
             throw err;
           }
         } else if (verb === 'finish') {
+          const phase = controlled ? explainPod(pod).lifecycles.find((l) => l.id === adapter.id) : undefined;
+          // Nothing to finish, forced or not.
+          if (!phase) throw new UsageError(`${where} has no lifecycle ${adapter.id}${controlled ? '' : ` (it is not under PodOpsLifecycle)`}: nothing to finish`);
           const { allowed, requeueAfterMs } = allowOps(adapter, 0, pod, nowNanos());
           if (!allowed && !values.force) {
-            const phase = explainPod(pod).lifecycles.find((l) => l.id === adapter.id);
-            const why = phase ? `it is in ${phase.phase}: ${phase.waitingFor.join('; ')}` : `it has no lifecycle ${adapter.id} of type ${adapter.type}`;
-            throw new UsageError(`podops has not allowed the operation on pod ${namespace}/${podName} yet: ${why}${requeueAfterMs ? ` (ask again in ${Math.ceil(requeueAfterMs / 1000)}s)` : ''}; --force finishes anyway`);
+            throw new UsageError(
+              `podops has not allowed the operation on ${where} yet: it is in ${phase.phase}: ${phase.waitingFor.join('; ')}${requeueAfterMs ? ` (ask again in ${Math.ceil(requeueAfterMs / 1000)}s)` : ''}; --force finishes anyway`,
+            );
           }
           result = await ops.finish(adapter, pod);
-        } else {
-          if (!hasLifecycle(adapter.id, pod)) throw new UsageError(`pod ${namespace}/${podName} has no lifecycle ${adapter.id}`);
+        } else if (controlled && hasLifecycle(adapter.id, pod)) {
           result = await ops.undo(adapter, pod);
+        } else {
+          const stray = strayLabels(pod, adapter.id);
+          if (stray.length === 0) throw new UsageError(`${where} has no lifecycle ${adapter.id}`);
+          await removeLabels(client, pod, stray);
+          io.stdout.write(`pod/${podName}: removed ${stray.join(', ')} (no lifecycle ${adapter.id} runs on it)\n`);
+          return 0;
         }
         const lifecycle = explainPod(result.pod).lifecycles.find((l) => l.id === adapter.id);
         const state = lifecycle ? `${lifecycle.phase}${lifecycle.waitingFor.length ? ` (${lifecycle.waitingFor.join('; ')})` : ''}` : 'no lifecycle left';
@@ -100,6 +116,15 @@ function lifecycleCommand(verb: Verb): Command {
       }
     },
   };
+}
+
+/** The labels of an ID on a pod: on one without a lifecycle of it, nothing will ever remove them but undo. */
+const strayLabels = (pod: Pod, id: string): string[] => ID_LABEL_WORDS.map((word) => idLabelKey(word, id)).filter((key) => pod.metadata.labels?.[key] !== undefined);
+
+/** Removes labels in one merge patch, guarded by the resourceVersion they were read at. */
+async function removeLabels(client: KubeClient, pod: Pod, keys: readonly string[]): Promise<void> {
+  const labels = Object.fromEntries(keys.map((key) => [key, null]));
+  await client.patch(PODS, pod.metadata.namespace, pod.metadata.name ?? '', 'merge', { metadata: { resourceVersion: pod.metadata.resourceVersion, labels } });
 }
 
 export const beginCommand = lifecycleCommand('begin');

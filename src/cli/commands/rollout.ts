@@ -8,8 +8,8 @@ import { labelSelectorString } from '../../api/selector.ts';
 import { WORKLOAD_TYPES } from '../../controllers/rollout-controller.ts';
 import type { ControllerRevision, ReplicaSetLike } from '../../rollout/observe.ts';
 import { normalizedTemplate, sameTemplate, templateOf, type Json, type Workload } from '../../rollout/workload.ts';
-import { rolloutReport } from '../../rollout/report.ts';
-import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
+import { rolloutFailed, rolloutReport } from '../../rollout/report.ts';
+import { UsageError, gotWithSuggestion, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
 
 const usage = `Usage: podops rollout status KIND/NAME [options]
@@ -17,7 +17,8 @@ const usage = `Usage: podops rollout status KIND/NAME [options]
        podops rollout undo KIND/NAME [--to-revision N] [options]
 
 status: the current rollout of a Deployment, StatefulSet or DaemonSet with a RolloutLifecycle: its points,
-        which are reached, its hooks with their Jobs and phases, and what it waits for.
+        which are reached, its hooks with their Jobs and phases, and what it waits for. Exits with 1 when the
+        rollout has Failed (a hook failed), as kubectl rollout status does when a rollout fails.
 retry:  runs the failed hooks of the rollout again (a new Job each), or only --hook NAME.
 undo:   rolls the workload back to its previous revision (or --to-revision N), as kubectl rollout undo does,
         also while podops holds a Deployment paused (which kubectl refuses): a ROLLBACK whose hooks run.
@@ -85,7 +86,7 @@ export const rolloutCommand: Command = {
       options: { ...kubeFlagOptions, hook: { type: 'string' }, 'to-revision': { type: 'string' }, output: { type: 'string', short: 'o', default: 'text' } },
     });
     const [action, target, ...extra] = positionals;
-    if (action !== 'status' && action !== 'retry' && action !== 'undo') throw new UsageError(`expected "status", "retry" or "undo", got "${action ?? ''}"`);
+    if (action !== 'status' && action !== 'retry' && action !== 'undo') throw new UsageError(`expected "status", "retry" or "undo", ${gotWithSuggestion(action ?? '', ['status', 'retry', 'undo'])}`);
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
     const { kind, name } = parseTarget(target);
     if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`unknown output format "${values.output}": use text or json`);
@@ -102,7 +103,7 @@ export const rolloutCommand: Command = {
       const rl = await findRolloutLifecycle(client, namespace, kind, name);
       if (action === 'status') {
         io.stdout.write(values.output === 'json' ? `${JSON.stringify(rl.status ?? {}, null, 2)}\n` : rolloutReport(rl, io.now()));
-        return 0;
+        return rolloutFailed(rl) ? 1 : 0;
       }
       const failed = (rl.status?.hooks ?? []).filter((h) => h.phase === 'Failed' && h.templateHash === rl.status?.rollout?.templateHash);
       const hooks = values.hook ? failed.filter((h) => h.name === values.hook) : failed;

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { ApiServerFeatureGates } from '@podops/sandbox';
 import { UsageError, listenFailure, optionsHelp, parseCommandArgs, sandboxNotInstalled, type Command } from '../command.ts';
+import { claimKubeconfig } from '../kubeconfig-file.ts';
 
 const defaultKubeconfig = './.podops/sandbox.kubeconfig';
 
@@ -70,6 +71,7 @@ export const sandboxCommand: Command = {
     const featureGates = parseApiServerFeatureGates(values['feature-gates']);
     if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file path');
     const kubeconfigPath = resolve(values.kubeconfig ?? defaultKubeconfig);
+    await claimKubeconfig(kubeconfigPath, 'podops sandbox');
     const admissionConfig = values['admission-control-config-file'];
     if (admissionConfig === '') throw new UsageError('--admission-control-config-file needs a file path');
     const { startSandbox } = await import('@podops/sandbox').catch(sandboxNotInstalled);

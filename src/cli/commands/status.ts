@@ -7,7 +7,7 @@ import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../../api/protocol.ts';
 import type { RolloutLifecycle } from '../../api/rolloutlifecycle.ts';
 import { PODS, ROLLOUTLIFECYCLES } from '../../kube/resources.ts';
 import { unlessNotFound } from '../../kube/client.ts';
-import { rolloutJson, rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
+import { rolloutFailed, rolloutJson, rolloutSummary, rolloutUnderway } from '../../rollout/report.ts';
 import { explainPod, podWaits, type PodReport } from '../../lifecycle/explain.ts';
 import { formatDuration, nanosFromMillis } from '../../lifecycle/time.ts';
 import { UsageError, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
@@ -19,6 +19,10 @@ const usage = `Usage: podops status [options]
 Lists the pods under PodOpsLifecycle (label ${CONTROL_LABEL}=${CONTROL_LABEL_VALUE}) with the phase of each
 lifecycle, the time spent in it, and what it waits for; then the rollouts under way of the workloads with rollout
 hooks (a RolloutLifecycle): where each is and what it waits for (podops rollout status KIND/NAME tells more).
+
+Exit code: 0, also while pods wait or a PodTransitionRule blocks them (that is how lifecycles go); 1 when a
+rollout it lists has Failed (a hook failed: the rollout waits for a retry or a rollback), or the cluster cannot
+be used; 2 for bad options.
 
 Options:
 ${optionsHelp([...KUBE_FLAGS_HELP, ['-A, --all-namespaces', 'every namespace'], ['-o, --output FORMAT', 'text (default) or json: {"pods": [...], "rollouts": [...]}']])}`;
@@ -52,14 +56,15 @@ export const statusCommand: Command = {
         .map(explainPod);
       // A cluster without the RolloutLifecycle CRD has no rollouts under hooks.
       const rollouts = ((await unlessNotFound(client.list<RolloutLifecycle>(ROLLOUTLIFECYCLES, { ...(namespace && { namespace }) })))?.items ?? []).filter(rolloutUnderway);
+      const exitCode = rollouts.some(rolloutFailed) ? 1 : 0;
       if (values.output === 'json') {
         io.stdout.write(reportJson({ pods: reports, rollouts: rollouts.map(rolloutJson) }));
-        return 0;
+        return exitCode;
       }
       if (reports.length === 0) io.stdout.write(`No pods under PodOpsLifecycle${namespace ? ` in namespace ${namespace}` : ''}.\n`);
       else io.stdout.write(rows(reports, io.now(), allNamespaces));
       if (rollouts.length > 0) io.stdout.write(`\nRollouts under hooks:\n${rollouts.map((rl) => `  ${allNamespaces ? `${rl.metadata.namespace}/` : ''}${rolloutSummary(rl)}`).join('\n')}\n`);
-      return 0;
+      return exitCode;
     } finally {
       client.close();
     }

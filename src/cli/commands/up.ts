@@ -5,6 +5,7 @@ import { KubeClient } from '../../kube/client.ts';
 import { createLogger, type Logger } from '../../kube/log.ts';
 import { DEFAULT_DASHBOARD_PORT, startDashboard, type Dashboard } from '../../dashboard/server.ts';
 import { UsageError, listenFailure, optionsHelp, parseCommandArgs, parsePort, type Command } from '../command.ts';
+import { claimKubeconfig } from '../kubeconfig-file.ts';
 import { DEMO_NAMESPACE, startLocalStack } from '../local-stack.ts';
 
 const usage = `Usage: podops up [options]
@@ -16,7 +17,7 @@ Deployment of 3 controlled pods behind a controlled Service, with rollout hooks.
 Options:
 ${optionsHelp([
   ['--port N', 'API server port (default: a free one)'],
-  ['--kubeconfig PATH', 'where to write the kubeconfig (default .podops/kubeconfig)'],
+  ['--kubeconfig PATH', 'where to write the kubeconfig (default .podops/kubeconfig); refused while another', 'podops up runs with that file'],
   ['--no-demo', 'skip the demo Deployment'],
   ['--start-delay MS', 'simulated container start time (default 1000)'],
   ['--log-level LEVEL', 'operator logs on stderr (default warn)'],
@@ -85,6 +86,7 @@ export const upCommand: Command = {
     const startDelayMs = Number(values['start-delay']);
     if (!Number.isFinite(startDelayMs) || startDelayMs < 0) throw new UsageError(`--start-delay must be a number of milliseconds, got "${values['start-delay']}"`);
     const kubeconfigPath = resolve(values.kubeconfig);
+    await claimKubeconfig(kubeconfigPath, 'podops up');
     const stamp = (): string => new Date(io.now()).toISOString().slice(11, 19);
     const logger = createLogger({ level: values['log-level'], destination: io.stderr });
     // Stops the stack when the user does, or when the dashboard cannot start.

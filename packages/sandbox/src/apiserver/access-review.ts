@@ -112,7 +112,7 @@ export async function createAccessReview(ctx: ServerContext, req: ApiRequest): P
   const options = parseWriteOptions(req.query, 'CreateOptions');
   const review = decodeObject(def, req.body);
   checkNamespace(def, review, req.namespace);
-  const warnings = handleUnknownFields(def, review, options, req.duplicateFields);
+  const warnings = handleUnknownFields(def, review, options, req.bodyKeys);
   def.strategy.omitEmpty?.(review);
   const now = ctx.clock();
   manageFieldsOnUpdate(def, review, undefined, { manager: fieldManagerName(options.fieldManager, req.userAgent), apiVersion: `${group}/v1`, subresource: undefined, now });

@@ -4,8 +4,9 @@
 // answer is `Status Success` with code 201.
 
 import { badRequestStatus, failure, fieldNotSupported, fieldRequired, notFoundStatus, StatusError, type FieldError } from '../errors.ts';
-import { isJsonObject, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp } from '../meta/time.ts';
+import { inEncodedOrder } from './encoded-order.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { uidPreconditionFailed } from './create-update.ts';
@@ -111,15 +112,14 @@ async function assignPod(
       lastProbeTime: null,
       lastTransitionTime: previous?.status === 'True' ? previous.lastTransitionTime : formatTimestamp(ctx.clock()),
     };
-    const updated = withCanonicalKeyOrder({
+    const updated = inEncodedOrder({
       ...pod,
       metadata: { ...pod.metadata, annotations: { ...(pod.metadata.annotations ?? {}), ...annotations } },
       spec: { ...spec, nodeName: node },
       status: { ...status, conditions: previous ? conditions.map((c) => (c === previous ? scheduled : c)) : [...conditions, scheduled] },
-    });
+    }, false);
     if (!Object.keys(updated.metadata.annotations ?? {}).length) delete updated.metadata.annotations;
     if (dryRun) return;
-    delete updated.metadata.resourceVersion;
     try {
       ctx.store.update('pods', key, updated, writeOrigin(req), entry.rv);
       return;

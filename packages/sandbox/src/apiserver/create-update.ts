@@ -13,7 +13,7 @@ export async function createObject(ctx: ServerContext, req: ApiRequest): Promise
   const options = parseWriteOptions(req.query, 'CreateOptions');
   const object = decodeObject(req.def, req.body);
   checkNamespace(req.def, object, req.namespace);
-  const warnings = handleUnknownFields(req.def, object, options, req.duplicateFields);
+  const warnings = handleUnknownFields(req.def, object, options, req.bodyKeys);
   return admitAndCreate(ctx, req, object, options, warnings, true);
 }
 
@@ -22,7 +22,7 @@ export async function updateObject(ctx: ServerContext, req: ApiRequest): Promise
   const desired = decodeObject(req.def, req.body);
   checkName(desired, req.name ?? '');
   checkNamespace(req.def, desired, req.namespace);
-  const warnings = handleUnknownFields(req.def, desired, options, req.duplicateFields);
+  const warnings = handleUnknownFields(req.def, desired, options, req.bodyKeys);
   const givenRv = desired.metadata.resourceVersion || undefined;
   const givenUid = desired.metadata.uid || undefined;
   return guaranteedUpdate(ctx, {

@@ -9,9 +9,9 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import type { DeleteOptions } from './options.ts';
-import { parseResourceVersion } from './options.ts';
 import type { ApiRequest } from './request.ts';
 import { requestKey } from './storage-key.ts';
+import { inEncodedOrder } from './encoded-order.ts';
 import { admissionAttributes, recordWarnings, targetOf } from './write.ts';
 import { writeOrigin } from './write-origin.ts';
 
@@ -73,7 +73,8 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
         `the UID in the precondition (${uid}) does not match the UID in record (${current.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
       );
     }
-    if (resourceVersion !== undefined && parseResourceVersion(resourceVersion) !== entry.rv) {
+    // Compared as text, as the real precondition check does (`abc` or `0200` is a conflict, not a parse error).
+    if (resourceVersion !== undefined && resourceVersion !== String(entry.rv)) {
       throw preconditionConflict(
         def,
         name,
@@ -149,13 +150,13 @@ export async function deleteOne(ctx: ServerContext, req: ApiRequest, name: strin
       if (pending) {
         if (!changed) return { state: 'pending', object: current, warnings };
         delete meta.resourceVersion;
-        return { state: 'pending', object: ctx.store.update(def.storageKey, entry.key, object, writeOrigin(req), entry.rv).object, warnings };
+        return { state: 'pending', object: ctx.store.update(def.storageKey, entry.key, inEncodedOrder(object, def.custom), writeOrigin(req), entry.rv).object, warnings };
       }
       let last = entry;
       // Only a graceful deletion writes its deletionTimestamp before the object goes.
       if (graceful && changed) {
         delete meta.resourceVersion;
-        last = ctx.store.update(def.storageKey, entry.key, object, writeOrigin(req), entry.rv);
+        last = ctx.store.update(def.storageKey, entry.key, inEncodedOrder(object, def.custom), writeOrigin(req), entry.rv);
       }
       if (updatesFirst && admit) await recordWarnings(warnings, admitDelete(ctx, req, last.object, options, grace));
       return { state: 'deleted', object: ctx.store.delete(def.storageKey, entry.key, writeOrigin(req), last.rv), warnings };
@@ -192,7 +193,7 @@ function writePending(ctx: ServerContext, req: ApiRequest, key: string, rv: numb
   if (options.dryRun) return { state: 'pending', object };
   delete object.metadata.resourceVersion;
   try {
-    return { state: 'pending', object: ctx.store.update(req.def.storageKey, key, object, writeOrigin(req), rv).object };
+    return { state: 'pending', object: ctx.store.update(req.def.storageKey, key, inEncodedOrder(object, req.def.custom), writeOrigin(req), rv).object };
   } catch (err) {
     if (err instanceof StorageError) throw new StatusError(conflictStatus(targetOf(req.def, object.metadata.name ?? '')));
     throw err;

@@ -7,9 +7,10 @@
 // DisruptionTarget condition, then a DELETE that passes no admission of its own.
 
 import { badRequestStatus, conflictStatus, failure, notFoundStatus, StatusError, type Status } from '../errors.ts';
-import { isJsonObject, keyOf, withCanonicalKeyOrder, type JsonObject, type KubeObject } from '../meta/object.ts';
+import { isJsonObject, keyOf, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { budgetSelects, readBudgetStatus, renderBudgetStatus, updateDisruptionAllowedCondition, type BudgetStatus } from '../policy/budget-status.ts';
+import { inEncodedOrder } from './encoded-order.ts';
 import { StorageError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { deleteOne } from './delete.ts';
@@ -142,8 +143,11 @@ async function evict(ctx: ServerContext, req: ApiRequest, name: string, options:
         reason: 'EvictionByEvictionAPI',
         message: 'Eviction API: evicting',
       };
-      const updated = withCanonicalKeyOrder({ ...pod, status: { ...status, conditions: previous ? conditions.map((c) => (c === previous ? condition : c)) : [...conditions, condition] } });
-      delete updated.metadata.resourceVersion;
+      // The metadata is the stored pod's: the store writes the new version into a copy of it.
+      const updated = inEncodedOrder(
+        { ...pod, metadata: { ...pod.metadata }, status: { ...status, conditions: previous ? conditions.map((c) => (c === previous ? condition : c)) : [...conditions, condition] } },
+        false,
+      );
       try {
         const stored = ctx.store.update('pods', key, updated, writeOrigin(req), entry.rv);
         // The condition's own write moved the version a precondition named.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../errors.ts';
-import { parseDeleteOptions, parseListOptions, parseResourceVersion, parseWriteOptions } from './options.ts';
+import { parseDeleteOptions, parseListOptions, parseResourceVersion, parseWriteOptions, resourceVersionText } from './options.ts';
 
 const q = (s: string): URLSearchParams => new URLSearchParams(s);
 const message = (fn: () => unknown): string => {
@@ -54,4 +54,8 @@ test('list options: the resourceVersionMatch rules of list and watch', () => {
 test('a garbage resourceVersion is a reasonless 500 with ParseUint’s words', () => {
   assert.equal(parseResourceVersion('42'), 42);
   assert.equal(message(() => parseResourceVersion('abc')), '500 strconv.ParseUint: parsing "abc": invalid syntax');
+  assert.equal(message(() => parseResourceVersion('+5')), '500 strconv.ParseUint: parsing "+5": invalid syntax');
+  assert.equal(parseResourceVersion('18446744073709551615') > 2 ** 63, true);
+  assert.equal(message(() => parseResourceVersion('18446744073709551616', 'resourceVersion')), '500 resourceVersion: Invalid value: "18446744073709551616": strconv.ParseUint: parsing "18446744073709551616": value out of range');
+  assert.equal(resourceVersionText('0018446744073709551615'), '18446744073709551615');
 });

@@ -204,9 +204,18 @@ export function parseListOptions(query: URLSearchParams, watchFromPath: boolean)
   };
 }
 
-/** Parses a resourceVersion as the server does (ParseUint), 500 on garbage. */
+const maxUint64 = (1n << 64n) - 1n;
+
+/**
+ * Parses a resourceVersion as the server does (a uint64, strconv.ParseUint), 500 on garbage or a value out of
+ * range. Above 2^53 the number is approximate: still larger than any version the store has reached.
+ */
 export function parseResourceVersion(value: string, field?: string): number {
-  if (/^\d+$/.test(value)) return Number(value);
-  const why = `strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`;
-  throw reasonlessFailure(500, field ? `${field}: Invalid value: ${JSON.stringify(value)}: ${why}` : why);
+  const why = !/^\d+$/.test(value) ? 'invalid syntax' : BigInt(value) > maxUint64 ? 'value out of range' : undefined;
+  if (why === undefined) return Number(value);
+  const message = `strconv.ParseUint: parsing ${JSON.stringify(value)}: ${why}`;
+  throw reasonlessFailure(500, field ? `${field}: Invalid value: ${JSON.stringify(value)}: ${message}` : message);
 }
+
+/** A valid resourceVersion as Go prints the uint64 it parsed: every digit (no float notation), no leading zeros. */
+export const resourceVersionText = (value: string): string => BigInt(value).toString();

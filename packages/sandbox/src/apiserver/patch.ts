@@ -31,11 +31,14 @@ import type { ApiRequest, ObjectResult } from './request.ts';
 import { requestKey } from './storage-key.ts';
 import { admitAndCreate, guaranteedUpdate, handleUnknownFields } from './write.ts';
 
-/** The patch type of a request, or 415 with the media types this resource accepts. */
+/**
+ * The patch type of a request, or 415: with the media types a custom resource accepts for a strategic merge
+ * patch (no details), else the generic answer of a patch in no known type, which carries empty details.
+ */
 export function requestPatchType(def: ResourceDefinition, contentType: string | undefined): PatchType {
   const type = patchTypeOf(contentType ?? '');
   if (type === 'strategic' && def.custom) throw new StatusError(strategicMergePatchUnsupportedStatus());
-  if (!type) throw new StatusError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', undefined));
+  if (!type) throw new StatusError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
   return type;
 }
 

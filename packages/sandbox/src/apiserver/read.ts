@@ -2,13 +2,13 @@
 // version, limit ignored); unset reads the latest; an exact version must still be available;
 // a future version waits briefly and then answers 504; limit/continue pages stay consistent.
 
-import { failure, goneStatus, notFoundStatus, StatusError } from '../errors.ts';
+import { badRequestStatus, failure, goneStatus, notFoundStatus, StatusError } from '../errors.ts';
 import type { KubeObject } from '../meta/object.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/types.ts';
 import type { StoredEntry } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
-import { parseListOptions, parseResourceVersion, type ListOptions } from './options.ts';
+import { parseListOptions, parseResourceVersion, resourceVersionText, type ListOptions } from './options.ts';
 import type { ApiRequest, ListResult, ObjectResult } from './request.ts';
 import { objectFilter } from './selection.ts';
 import { reasonlessFailure } from './status.ts';
@@ -27,22 +27,26 @@ export async function getObject(ctx: ServerContext, req: ApiRequest): Promise<Ob
   const name = req.name ?? '';
   const key = requestKey(req);
   const rv = req.query.get('resourceVersion');
-  if (rv && rv !== '0') await waitForResourceVersion(ctx, parseResourceVersion(rv));
+  if (rv && rv !== '0') await waitForResourceVersion(ctx, parseResourceVersion(rv, 'resourceVersion'), resourceVersionText(rv));
   const entry = ctx.store.get(def.storageKey, key);
   if (!entry) throw new StatusError(notFoundStatus(targetOf(def, name)));
   return { type: 'object', code: 200, ...toView(def, entry), warnings: [] };
 }
 
-function timeoutTooLarge(requested: number, current: number): StatusError {
+/** NewTooLargeResourceVersionError: a retry is suggested when the server waited for the version. */
+function timeoutTooLarge(requested: string, current: number, retryAfterSeconds: number): StatusError {
   const status = failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
+    ...(retryAfterSeconds > 0 && { retryAfterSeconds }),
   });
   return new StatusError(status);
 }
 
-/** Waits (bounded) until the store reaches `rv`, as the watch cache does for a future version. */
-export async function waitForResourceVersion(ctx: ServerContext, rv: number): Promise<void> {
+/** etcd's revisions are int64: an exact read of a larger version is refused at once (no retry suggested). */
+const maxInt64 = (1n << 63n) - 1n;
+
+/** Waits (bounded) until the store reaches `rv` (`shown` in messages), as the watch cache does for a future version. */
+export async function waitForResourceVersion(ctx: ServerContext, rv: number, shown: string): Promise<void> {
   if (ctx.store.currentRv >= rv) return;
   await new Promise<void>((resolve, reject) => {
     const done = (): void => {
@@ -52,7 +56,7 @@ export async function waitForResourceVersion(ctx: ServerContext, rv: number): Pr
     };
     const onStop = (): void => {
       done();
-      reject(timeoutTooLarge(rv, ctx.store.currentRv));
+      reject(timeoutTooLarge(shown, ctx.store.currentRv, 1));
     };
     const timer = setTimeout(onStop, ctx.futureResourceVersionWaitMs);
     const unsubscribe = ctx.store.subscribe(() => {
@@ -101,12 +105,20 @@ async function listSource(ctx: ServerContext, def: ResourceDefinition, options: 
   }
   const raw = options.resourceVersion;
   if (raw === undefined || raw === '0') return current();
-  const rv = parseResourceVersion(raw, 'resourceVersion');
   const exact = options.resourceVersionMatch === 'Exact' || (options.resourceVersionMatch === undefined && options.limit !== undefined);
   if (!exact) {
-    await waitForResourceVersion(ctx, rv);
+    await waitForResourceVersion(ctx, parseResourceVersion(raw, 'resourceVersion'), resourceVersionText(raw));
     return current();
   }
+  // An exact read goes to etcd, whose client refuses a version it cannot parse as a bad request.
+  let rv: number;
+  try {
+    rv = parseResourceVersion(raw, 'resourceVersion');
+  } catch (err) {
+    if (!(err instanceof StatusError)) throw err;
+    throw new StatusError(badRequestStatus(`invalid resource version: ${err.status.message ?? ''}`));
+  }
+  if (BigInt(raw) > maxInt64) throw timeoutTooLarge(resourceVersionText(raw), store.currentRv, 0);
   if (rv > store.currentRv) throw reasonlessFailure(500, 'etcdserver: mvcc: required revision is a future revision');
   const saved = snapshots.get(def.storageKey, rv);
   if (saved) return { entries: saved, rv, after: undefined, inconsistent: false };

@@ -24,10 +24,18 @@ export interface ApiRequest {
   patchType: string | undefined;
   user: UserInfo;
   userAgent: string | undefined;
-  /** Set by the HTTP layer when the body repeated a JSON key (strict decoding rejects it). */
-  duplicateFields?: string[];
+  /** The keys of a JSON body as written, set by the HTTP layer for create and update. */
+  bodyKeys?: BodyKeys;
   /** An HTTP upgrade request (`Connection: Upgrade`), as exec, attach and portforward need. */
   upgrade?: boolean;
+}
+
+/** What JSON.parse does not keep of a body: repeated keys, and the order of every key. */
+export interface BodyKeys {
+  /** Paths of keys an object repeated (strict decoding rejects them). */
+  readonly duplicates: readonly string[];
+  /** Every key's path in the order of the text, repeats included (computed when asked). */
+  inOrder(): readonly { path: string; repeat: boolean }[];
 }
 
 /** A single object; `entry` lets the HTTP layer reuse the stored serialization. */

@@ -63,11 +63,13 @@ function entryEvent(def: ResourceDefinition, entry: StoredEntry): WatchEvent {
 
 /** What a store event means to a watcher with a filter (cacheWatcher.convertToWatchEvent). */
 function translate(def: ResourceDefinition, event: StoreEvent, matches: ((o: KubeObject) => boolean) | undefined): WatchEvent | undefined {
-  if (!matches) return viewEvent(def, event.type, event.object, event.lines, event.entry);
+  // The object as stored goes out under a type of the watcher's view: its encodings are shared (keyed by type).
+  const shared = (type: WatchEventType): WatchEvent => viewEvent(def, type, event.object, event.lines, event.entry);
+  if (!matches) return shared(event.type);
   const now = matches(event.object);
-  if (event.type === 'DELETED') return now ? viewEvent(def, 'DELETED', event.object) : undefined;
+  if (event.type === 'DELETED') return now ? shared('DELETED') : undefined;
   const before = event.type === 'MODIFIED' && event.previous !== undefined && matches(event.previous);
-  if (now) return viewEvent(def, before ? 'MODIFIED' : 'ADDED', event.object);
+  if (now) return shared(before ? 'MODIFIED' : 'ADDED');
   if (before && event.previous) {
     const gone = { ...event.previous, metadata: { ...event.previous.metadata, resourceVersion: String(event.rv) } };
     return viewEvent(def, 'DELETED', gone);

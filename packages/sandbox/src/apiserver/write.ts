@@ -4,7 +4,7 @@
 // resourceVersion precondition).
 
 import { alreadyExistsStatus, conflictStatus, failure, notFoundStatus, StatusError, withEarlierWarnings, type FieldError } from '../errors.ts';
-import { jsonEqual, objectKey, withCanonicalKeyOrder, type KubeObject } from '../meta/object.ts';
+import { jsonEqual, objectKey, type KubeObject } from '../meta/object.ts';
 import { generateNameFrom } from '../meta/names.ts';
 import { formatTimestamp } from '../meta/time.ts';
 import { apiVersionOf, type GroupVersionKind, type ResourceDefinition, type WriteContext } from '../registry/types.ts';
@@ -16,8 +16,9 @@ import { manageFieldsOnUpdate, type FieldManagerRequest } from './field-manager.
 import { fieldManagerName } from '../patch/index.ts';
 import type { WriteOptions } from './options.ts';
 import { parseResourceVersion } from './options.ts';
-import type { ApiRequest, ObjectResult } from './request.ts';
+import type { ApiRequest, BodyKeys, ObjectResult } from './request.ts';
 import { cannotBeHandled } from './decode.ts';
+import { inEncodedOrder } from './encoded-order.ts';
 import { invalidObject } from './status.ts';
 import { requestKey } from './storage-key.ts';
 import { writeOrigin } from './write-origin.ts';
@@ -61,12 +62,39 @@ export async function recordWarnings(warnings: string[], step: Promise<string[]>
   }
 }
 
-/** Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. */
-export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, duplicates: readonly string[] = []): string[] {
+/**
+ * Fields the schema does not know: dropped, and reported as warnings or (Strict) a 400. A built-in kind's
+ * decoder meets them in the order of the body's text, repeated keys among them (a custom resource's pruning
+ * reports them sorted, after the repeated keys); a patch reports them in the order its merged object encodes.
+ */
+export function handleUnknownFields(def: ResourceDefinition, object: KubeObject, options: WriteOptions, bodyKeys?: BodyKeys): string[] {
   const unknown = def.strategy.dropUnknownFields?.(object) ?? [];
-  const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
+  const found: Problem[] = [...(bodyKeys?.duplicates ?? []).map((path) => ({ path, repeat: true })), ...unknown.map((path) => ({ path, repeat: false }))];
+  const ordered = !def.custom && bodyKeys && found.length > 1 ? inDocumentOrder(found, bodyKeys) : found;
+  const problems = ordered.map(({ path, repeat }) => `${repeat ? 'duplicate' : 'unknown'} field "${path}"`);
   if (options.fieldValidation === 'Strict' && problems.length) throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
   return options.fieldValidation === 'Warn' ? problems : [];
+}
+
+/** A field strict decoding refuses: one the kind does not have, or a key its object repeats. */
+interface Problem {
+  path: string;
+  repeat: boolean;
+}
+
+/** The problems by where the body has them: an unknown field where its key is, a repeat where it repeats. */
+function inDocumentOrder(problems: readonly Problem[], bodyKeys: BodyKeys): Problem[] {
+  const keyOf = ({ path, repeat }: Problem): string => `${repeat ? 'repeat' : 'first'} ${path}`;
+  const positions = new Map<string, number[]>();
+  bodyKeys.inOrder().forEach((key, i) => {
+    const list = positions.get(keyOf(key));
+    if (list) list.push(i);
+    else positions.set(keyOf(key), [i]);
+  });
+  return problems
+    .map((problem, i) => ({ problem, at: positions.get(keyOf(problem))?.shift() ?? Infinity, i }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map(({ problem }) => problem);
 }
 
 /** The CreateOptions/UpdateOptions fields a request set, as admission reviews carry them. */
@@ -140,7 +168,7 @@ export async function admitAndCreate(
   // Validating admission sees the complete object, generated name included.
   await recordWarnings(warnings, ctx.admission.validate({ ...attributes, name: req.name ?? meta.name ?? '' }));
 
-  const stored = withCanonicalKeyOrder(object);
+  const stored = inEncodedOrder(object, def.custom);
   if (options.dryRun) return { type: 'object', code: 201, object: stored, warnings };
   const name = meta.name ?? '';
   try {
@@ -236,7 +264,7 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
   await recordWarnings(warnings, ctx.admission.validate(view ? { ...admitted, object: view.view(object) } : attributes));
 
   if (isNoOp(object, current)) return { type: 'object', code: 200, object: current, entry, warnings };
-  const updated = withCanonicalKeyOrder(object);
+  const updated = inEncodedOrder(object, def.custom);
   if (options.dryRun) return { type: 'object', code: 200, object: updated, warnings };
   try {
     if (shouldDeleteDuringUpdate(def, updated, current)) {
@@ -244,7 +272,6 @@ async function updateOnce(ctx: ServerContext, plan: UpdatePlan, entry: StoredEnt
       updated.metadata.resourceVersion = String(entry.rv);
       return { type: 'object', code: 200, object: updated, warnings };
     }
-    delete updated.metadata.resourceVersion;
     const stored = ctx.store.update(def.storageKey, entry.key, updated, writeOrigin(req), entry.rv);
     return { type: 'object', code: 200, object: stored.object, entry: stored, warnings };
   } catch (err) {

@@ -1,9 +1,21 @@
-// Strict decoding rejects JSON objects that repeat a key (`duplicate field "metadata.name"`);
-// JSON.parse silently keeps the last one, so a small scanner finds the repeats and their paths.
+// Strict decoding rejects JSON objects that repeat a key (`duplicate field "metadata.name"`) and reports
+// every problem in the order the decoder meets it in the text; JSON.parse silently keeps the last of a
+// repeated key and orders keys its own way, so a small scanner walks the keys as written.
 
-/** Paths (dotted, with `[i]` for list items) of repeated keys in a JSON text already known to parse. */
-export function duplicateKeys(text: string): string[] {
-  const found: string[] = [];
+/** A key of a JSON text: its path (dotted, with `[i]` for list items), and whether its object had it already. */
+export interface KeyOccurrence {
+  path: string;
+  repeat: boolean;
+}
+
+/** Paths of repeated keys in a JSON text already known to parse. */
+export const duplicateKeys = (text: string): string[] => keysOf(text, true).map((key) => key.path);
+
+/** Every key of a JSON text already known to parse, in document order. */
+export const keyOccurrences = (text: string): KeyOccurrence[] => keysOf(text, false);
+
+function keysOf(text: string, repeatsOnly: boolean): KeyOccurrence[] {
+  const found: KeyOccurrence[] = [];
   let i = 0;
   const skipSpace = (): void => {
     while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
@@ -38,7 +50,8 @@ export function duplicateKeys(text: string): string[] {
         skipSpace();
         const key = readString();
         const child = path ? `${path}.${key}` : key;
-        if (seen.has(key)) found.push(child);
+        const repeat = seen.has(key);
+        if (repeat || !repeatsOnly) found.push({ path: child, repeat });
         seen.add(key);
         skipSpace();
         i++; // ':'

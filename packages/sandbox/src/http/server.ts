@@ -11,7 +11,7 @@ import type { UserInfo } from '../apiserver/admission.ts';
 import type { ServerContext } from '../apiserver/context.ts';
 import { handleRequest } from '../apiserver/handle.ts';
 import { sandboxAdmin } from '../apiserver/users.ts';
-import type { ApiRequest, ApiResult, Verb, WatchEvent } from '../apiserver/request.ts';
+import type { ApiRequest, ApiResult, BodyKeys, Verb, WatchEvent } from '../apiserver/request.ts';
 import { notFoundPath } from '../apiserver/status.ts';
 import type { DiscoveryDocuments } from '../discovery/documents.ts';
 import { serverVersion } from '../discovery/documents.ts';
@@ -22,7 +22,7 @@ import { decodeGoJson, GoJsonSyntaxError, parseYamlWithinDepth } from '../patch/
 import type { ResourceDefinition } from '../registry/types.ts';
 import { serialize } from '../storage/store.ts';
 import { buildTable, parseIncludeObject, partialObjectMetadata } from '../tables/table.ts';
-import { duplicateKeys } from './duplicate-keys.ts';
+import { duplicateKeys, keyOccurrences } from './duplicate-keys.ts';
 import { ImpersonationError, impersonatedUser } from './impersonation.ts';
 import { connectSubresources } from '../apiserver/pod-connect.ts';
 import { negotiate, routeAccepts, servedMediaTypes, type Representation } from './negotiation.ts';
@@ -34,6 +34,16 @@ const maxBodyBytes = 3 * 1024 * 1024;
 // kube-apiserver's MaxHeaderBytes (1 MiB), plus the 4 KiB Go's reader allows for the request line.
 const maxHeaderBytes = (1 << 20) + 4096;
 const watchBatchMs = 2;
+/**
+ * A watcher that does not read falls behind: kube-apiserver gives each watcher a bounded buffer and closes one
+ * that cannot take an event within a short time budget (the client watches again from its last
+ * resourceVersion). Here a watcher is behind once more than `watchBacklogBytes` wait unsent in this process
+ * (the sockets' kernel buffers hold more before that); it is closed if still behind after `watchBudgetMs`, or
+ * at once past `watchBacklogLimitBytes`.
+ */
+const watchBacklogBytes = 1 << 20;
+const watchBacklogLimitBytes = 8 << 20;
+const watchBudgetMs = 1000;
 
 export interface HttpServerOptions {
   tls?: { key: string; cert: string };
@@ -372,14 +382,14 @@ async function serveResource(
   const contentType = String(req.headers['content-type'] ?? '');
   const raw = verb === 'get' || verb === 'list' || verb === 'watch' ? Buffer.alloc(0) : await readBody(req);
   let body: unknown;
-  let duplicateFields: string[] | undefined;
+  let bodyKeys: BodyKeys | undefined;
   if (verb === 'patch' || connect) body = raw;
   else if (verb === 'create' || verb === 'update') {
     body = decodeBody(raw, contentType, def, true);
     const isJson = !/^application\/(yaml|vnd\.kubernetes\.protobuf)/i.test(contentType);
     if (isJson && query.get('fieldValidation') !== 'Ignore' && raw.includes(0x22)) {
-      const dups = duplicateKeys(raw.toString('utf8'));
-      if (dups.length) duplicateFields = dups;
+      const text = raw.toString('utf8');
+      bodyKeys = { duplicates: duplicateKeys(text), inOrder: () => keyOccurrences(text) };
     }
   } else if (verb === 'delete' || verb === 'deletecollection') body = decodeBody(raw, contentType, def, false);
 
@@ -394,7 +404,7 @@ async function serveResource(
     patchType: verb === 'patch' ? contentType : undefined,
     user,
     userAgent: req.headers['user-agent'],
-    ...(duplicateFields ? { duplicateFields } : {}),
+    ...(bodyKeys ? { bodyKeys } : {}),
     ...(isUpgradeRequest(req) ? { upgrade: true } : {}),
   };
   const result = await handleRequest(ctx, apiRequest);
@@ -501,16 +511,59 @@ function writeResult(
       // Events go out in batches: one write per watcher every couple of milliseconds instead of one
       // per event keeps fan-out to many watchers cheap, for a small, bounded delay. A batch is also
       // written by the next event once it is due, because under load one turn of the event loop
-      // (every request that arrived meanwhile) can take far longer than the timer.
+      // (every request that arrived meanwhile) can take far longer than the timer. The event buffers
+      // are shared by every watcher (never concatenated per watcher), so what watchers have not read
+      // yet costs one copy of each event, not one per watcher.
       let pending: Buffer[] = [];
       let batchStart = 0;
+      let behind: NodeJS.Timeout | undefined;
+      let closing = false;
+      // The initial events (a watch from no resourceVersion lists first) go out at the client's pace, as
+      // the real server sends them: only what comes after counts against the budget.
+      let initialBytes = Infinity;
+      const closeBehind = (): void => {
+        if (closing) return;
+        closing = true;
+        stop();
+        pending = [];
+        clearTimeout(behind);
+        // What was sent before still reaches a client that reads, then the end of the stream.
+        if (!res.writableEnded) res.end();
+        // A client that does not read keeps the rest in the socket's buffer: the connection goes, with it.
+        const { socket } = req;
+        setTimeout(() => {
+          if (socket.writableLength > 0) socket.destroy();
+        }, watchBudgetMs).unref();
+      };
+      const checkBacklog = (): void => {
+        const backlog = res.writableLength - initialBytes;
+        if (backlog > watchBacklogLimitBytes) return closeBehind();
+        if (backlog <= watchBacklogBytes) {
+          clearTimeout(behind);
+          behind = undefined;
+        } else {
+          behind ??= setTimeout(() => {
+            if (res.writableLength - initialBytes > watchBacklogBytes) closeBehind();
+            else behind = undefined;
+          }, watchBudgetMs).unref();
+        }
+      };
       const flush = (): void => {
-        if (pending.length && !res.destroyed && !res.writableEnded) res.write(pending.length === 1 ? pending[0] : Buffer.concat(pending));
+        if (pending.length && !res.destroyed && !res.writableEnded) {
+          // One chunk per event, the socket corked around them: one system call for the batch. (Corking the
+          // response instead would gather them into one chunk, but Node 24.21's uncork of a chunked response
+          // throws when no write had a callback.)
+          const { socket } = req;
+          socket.cork();
+          for (const chunk of pending) res.write(chunk);
+          socket.uncork();
+          checkBacklog();
+        }
         pending = [];
       };
       const stop = result.start({
         send: (event) => {
-          if (res.destroyed || res.writableEnded) return false;
+          if (closing || res.destroyed || res.writableEnded) return false;
           const now = performance.now();
           if (!pending.length) {
             batchStart = now;
@@ -518,13 +571,17 @@ function writeResult(
           }
           pending.push(encode(event));
           if (now - batchStart >= watchBatchMs) flush();
-          return true;
+          return !closing;
         },
         end: () => {
           flush();
+          clearTimeout(behind);
           if (!res.writableEnded) res.end();
         },
       });
+      flush();
+      initialBytes = res.writableLength;
+      res.once('close', () => clearTimeout(behind));
       req.socket.once('close', stop);
       res.once('close', stop);
       return;

@@ -1,4 +1,5 @@
-// OpenAPI schemas of the built-in kinds, transcribed from the v1.32 API types: the fields that
+// OpenAPI schemas of the built-in kinds, transcribed from the v1.32 API types (fields in the order the Go
+// types declare them, which is the order the server encodes them in): the fields that
 // users write (metadata, pod specs, workload specs, services, config) are listed in full so unknown
 // fields are caught as the real decoder catches them; controller-written statuses and rarely
 // written sub-structures are left open. Schema names follow the real documents
@@ -343,12 +344,12 @@ const schemas: Record<string, Schema> = {
   [`${core}Endpoints`]: kind('The endpoints of a service.', { subsets: list(open('A set of addresses and ports.')) }, { group: '', version: 'v1', kind: 'Endpoints' }),
   [`${core}ConfigMap`]: kind(
     'Configuration data for pods.',
-    { data: stringMap('UTF-8 configuration data.'), binaryData: mapOf(bytes()), immutable: bool() },
+    { immutable: bool(), data: stringMap('UTF-8 configuration data.'), binaryData: mapOf(bytes()) },
     { group: '', version: 'v1', kind: 'ConfigMap' },
   ),
   [`${core}Secret`]: kind(
     'Secret data.',
-    { data: mapOf(bytes()), stringData: stringMap('Write-only convenience field merged into data.'), type: str(), immutable: bool() },
+    { immutable: bool(), data: mapOf(bytes()), stringData: stringMap('Write-only convenience field merged into data.'), type: str() },
     { group: '', version: 'v1', kind: 'Secret' },
   ),
   [`${core}ServiceAccount`]: kind(
@@ -543,8 +544,8 @@ const schemas: Record<string, Schema> = {
     {
       spec: closed({
         minAvailable: intOrString('Pods that must remain available: a number or a percentage.'),
-        maxUnavailable: intOrString('Pods that may be unavailable: a number or a percentage.'),
         selector: refTo(`${meta}LabelSelector`, 'The pods the budget covers.'),
+        maxUnavailable: intOrString('Pods that may be unavailable: a number or a percentage.'),
         unhealthyPodEvictionPolicy: str('When unhealthy pods may be evicted: IfHealthyBudget or AlwaysAllow.'),
       }),
       status: closed({
@@ -565,7 +566,7 @@ const schemas: Record<string, Schema> = {
     'Scales a workload to the metrics it tracks.',
     {
       spec: closed({
-        scaleTargetRef: closed({ apiVersion: str(), kind: str(), name: str() }, 'The scaled object.'),
+        scaleTargetRef: closed({ kind: str(), name: str(), apiVersion: str() }, 'The scaled object.'),
         minReplicas: int('The lower limit for the number of replicas.'),
         maxReplicas: int('The upper limit for the number of replicas.'),
         metrics: list(open('A metric and its target.')),
@@ -579,7 +580,7 @@ const schemas: Record<string, Schema> = {
     'Scales a workload to its CPU utilization.',
     {
       spec: closed({
-        scaleTargetRef: closed({ apiVersion: str(), kind: str(), name: str() }, 'The scaled object.'),
+        scaleTargetRef: closed({ kind: str(), name: str(), apiVersion: str() }, 'The scaled object.'),
         minReplicas: int('The lower limit for the number of replicas.'),
         maxReplicas: int('The upper limit for the number of replicas.'),
         targetCPUUtilizationPercentage: int('The target average CPU utilization, in percent of the requested CPU.'),

@@ -33,7 +33,9 @@ function walk(schemas: Schemas, schema: Schema | undefined, value: unknown, path
   if (!isJsonObject(value)) return;
   const properties = isJsonObject(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
   if (properties) {
-    for (const key of Object.keys(value)) {
+    // In the order of the object's JSON as Go encodes a map (keys sorted): a patch's merged object is decoded
+    // from that encoding. A create or update reorders them as its body has them (see handleUnknownFields).
+    for (const key of Object.keys(value).sort()) {
       const child = path ? `${path}.${key}` : key;
       const fieldSchema = ownMember(properties, key);
       if (!fieldSchema) {
@@ -46,13 +48,13 @@ function walk(schemas: Schemas, schema: Schema | undefined, value: unknown, path
     return;
   }
   if (isJsonObject(s.additionalProperties)) {
-    for (const [key, item] of Object.entries(value)) walk(schemas, s.additionalProperties as Schema, item, path ? `${path}.${key}` : key, found);
+    for (const key of Object.keys(value).sort()) walk(schemas, s.additionalProperties as Schema, value[key], path ? `${path}.${key}` : key, found);
   }
 }
 
-/** Removes the fields `schemaName` does not define from `object`; returns their paths, sorted. */
+/** Removes the fields `schemaName` does not define from `object`; returns their paths, keys in sorted order. */
 export function dropUnknownFields(schemas: Schemas, schemaName: string, object: unknown): string[] {
   const found: string[] = [];
   walk(schemas, schemas[schemaName], object, '', found);
-  return found.sort();
+  return found;
 }

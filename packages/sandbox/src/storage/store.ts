@@ -3,6 +3,7 @@
 // history per resource for watches; a uid index for the garbage collector. It knows nothing of
 // API semantics: the request pipeline decides what to write, the store only versions it.
 
+import { encodeJson } from '../meta/go-order.ts';
 import type { KubeObject } from '../meta/object.ts';
 import { EventHistory } from './event-history.ts';
 
@@ -16,9 +17,12 @@ export interface StoredEntry {
   json: string | undefined;
 }
 
-/** `object` as JSON, serialized once per stored version when `entry` holds that very object (not a view of it). */
+/**
+ * `object` as JSON, keys in the order the real server writes them, serialized once per stored version when
+ * `entry` holds that very object (not a view of it).
+ */
 export function serialize(object: KubeObject, entry: StoredEntry | undefined): string {
-  return entry && entry.object === object ? (entry.json ??= JSON.stringify(object)) : JSON.stringify(object);
+  return entry && entry.object === object ? (entry.json ??= encodeJson(object)) : encodeJson(object);
 }
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
