@@ -504,9 +504,13 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
         if (a.operation === 'DELETE' && a.resource.resource === 'pods' && a.name.startsWith('holds-')) throw new Error('held');
       },
     });
-    const recorded = recordSizes(old?.name ?? '');
+    // The old ReplicaSet's spec.replicas each time it changes.
+    const oldSizes: number[] = [];
+    const stream = watchStream(h, `/apis/apps/v1/namespaces/${ns}/replicasets?fieldSelector=metadata.name=${old?.name ?? ''}`, (_type, rs) => {
+      if (rs.spec.replicas !== oldSizes.at(-1)) oldSizes.push(rs.spec.replicas);
+    });
     try {
-      await recorded.connected;
+      await stream.connected;
       await patchDeployment(ns, 'holds', image('nginx:2'));
       // The old ReplicaSet goes to 3 (maxUnavailable 1), its pod cannot go; the new pods become Ready.
       for (let round = 0; round < 3; round++) {
@@ -514,12 +518,11 @@ describe('Deployment rollouts held and stepped (pods reported Ready by the test,
         await readyAll();
       }
       await settle();
-      const oldSizes = recorded.steps.map(([oldSize]) => oldSize ?? 0);
-      assert.ok(oldSizes.includes(3), `the old ReplicaSet was scaled down: ${JSON.stringify(recorded.steps)}`);
+      assert.ok(oldSizes.includes(3), `the old ReplicaSet was scaled down: ${JSON.stringify(oldSizes)}`);
       // kube-controller-manager refuses to "clean up" into a larger size (it errors and tries again later).
-      for (const [i, size] of oldSizes.entries()) assert.ok(i === 0 || size <= (oldSizes[i - 1] ?? 0), `the old ReplicaSet never grows: ${JSON.stringify(recorded.steps)}`);
+      for (const [i, size] of oldSizes.entries()) assert.ok(i === 0 || size <= (oldSizes[i - 1] ?? 0), `the old ReplicaSet never grows: ${JSON.stringify(oldSizes)}`);
     } finally {
-      recorded.stop();
+      stream.stop();
       refuse();
     }
   });
