@@ -12,6 +12,8 @@ export interface ServerProcess {
   /** A kubeconfig for the server (plain HTTP). */
   kubeconfig: string;
   memory(): Promise<NodeJS.MemoryUsage>;
+  /** The server process's CPU time so far (user and system, microseconds). */
+  cpu(): Promise<NodeJS.CpuUsage>;
   /** When each pod write of the benchmark namespace was stored, by resourceVersion (absolute ms). */
   commits(): Promise<Record<string, number>>;
   /** Pod writes in the benchmark namespace (needs `recordWrites`): all, and those that only flipped Ready. */
@@ -57,6 +59,11 @@ export function startServerProcess(options: Record<string, unknown> = {}): Promi
     memory: () => {
       const answer = next<NodeJS.MemoryUsage>('memory');
       child.send('memory');
+      return answer;
+    },
+    cpu: () => {
+      const answer = next<NodeJS.CpuUsage>('cpu');
+      child.send('cpu');
       return answer;
     },
     commits: () => {

@@ -23,6 +23,7 @@ sandbox.runController({
 });
 process.on('message', (message: unknown) => {
   if (message === 'memory') process.send?.({ memory: process.memoryUsage() });
+  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
   if (message === 'commits') process.send?.({ commits: Object.fromEntries(committedAt) });
   if (message === 'writes') process.send?.({ writes: podWrites() });
   if (message === 'stop') void sandbox.stop().then(() => process.exit(0));

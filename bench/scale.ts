@@ -84,12 +84,29 @@ function quantile(metrics: Map<string, number>, name: string, where: Record<stri
   return lower;
 }
 
+/** Per controller: how long keys waited in its queue (p99) and how long reconciles took (p99), and how many. */
+function controllerWaits(metrics: Map<string, number>): string {
+  const names = new Set([...metrics.keys()].filter((k) => k.startsWith('controller_runtime_reconcile_total{')).map((k) => labelOf(k, 'controller') ?? ''));
+  const ms = (seconds: number | undefined): string => (seconds === undefined ? '-' : `${(seconds * 1000).toFixed(0)} ms`);
+  return [...names]
+    .sort()
+    .map((name) => {
+      const reconciles = [...metrics].filter(([k]) => k.startsWith('controller_runtime_reconcile_total{') && labelOf(k, 'controller') === name).reduce((sum, [, v]) => sum + v, 0);
+      const waited = quantile(metrics, 'workqueue_queue_duration_seconds', { name: [name] }, 0.99);
+      const worked = quantile(metrics, 'controller_runtime_reconcile_time_seconds', { controller: [name] }, 0.99);
+      return `${name.replace(/-controller$/, '')} ${reconciles} (wait ${ms(waited)}, work ${ms(worked)})`;
+    })
+    .join(', ');
+}
+
 interface Run {
   pods: number;
   ms: number;
+  /** The sandbox's CPU seconds during the rollout: the API server, the workload controllers, the kubelets. */
+  serverCpuSeconds: number;
   /** Every request the API server answered during the rollout, the benchmark's own left out. */
   cluster: Requests;
-  podops?: { requests: Requests; cpuSeconds: number; rss: number; webhookP99Ms: number | undefined };
+  podops?: { requests: Requests; cpuSeconds: number; rss: number; webhookP99Ms: number | undefined; controllers: string };
 }
 
 async function waitRolledOut(client: KubeClient, timeoutMs: number): Promise<void> {
@@ -148,10 +165,12 @@ async function run(pods: number, mode: Mode): Promise<Run> {
     const clusterBefore = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
     const operatorBefore = await operator?.metrics();
     const ownBefore = own.length;
+    const cpuBefore = await server.cpu();
     const started = performance.now();
     await client.patch(DEPLOYMENTS, NAMESPACE, 'web', 'merge', { spec: { template: template('nginx:1.28') } });
     await waitRolledOut(client, 1_800_000);
     const ms = performance.now() - started;
+    const cpuAfter = await server.cpu();
     const operatorAfter = await operator?.metrics();
     const clusterAfter = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
     const ownRequests: Requests = new Map();
@@ -161,7 +180,8 @@ async function run(pods: number, mode: Mode): Promise<Run> {
       const key = `${API_SERVER_VERBS[verb] ?? verb.toUpperCase()} ${target?.resource}${target?.subresource ? `/${target.subresource}` : ''}`;
       ownRequests.set(key, (ownRequests.get(key) ?? 0) + 1);
     }
-    const result: Run = { pods, ms, cluster: minus(minus(clusterAfter, clusterBefore), ownRequests) };
+    const serverCpuSeconds = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1e6;
+    const result: Run = { pods, ms, serverCpuSeconds, cluster: minus(minus(clusterAfter, clusterBefore), ownRequests) };
     if (operatorBefore && operatorAfter) {
       const webhook = { webhook: [POD_WEBHOOK], kind: ['Pod'], operation: ['CREATE', 'DELETE'] };
       const p99 = quantile(operatorAfter, 'podops_admission_review_duration_seconds', webhook, 0.99);
@@ -170,6 +190,7 @@ async function run(pods: number, mode: Mode): Promise<Run> {
         cpuSeconds: (operatorAfter.get('process_cpu_seconds_total') ?? 0) - (operatorBefore.get('process_cpu_seconds_total') ?? 0),
         rss: operatorAfter.get('process_resident_memory_bytes') ?? 0,
         webhookP99Ms: p99 === undefined ? undefined : p99 * 1000,
+        controllers: controllerWaits(operatorAfter),
       };
     }
     return result;
@@ -210,12 +231,14 @@ export async function runScaleBench(argv: string[] = []): Promise<void> {
     printTable(`N = ${pods}`, [
       ['wall time: plain / controlled', `${(plain.ms / 1000).toFixed(1)} s / ${(controlled.ms / 1000).toFixed(1)} s = ${ratio(controlled.ms, plain.ms)}   (goal <= 2x)`],
       ['  controlled without the budget rule', `${(alone.ms / 1000).toFixed(1)} s = ${ratio(alone.ms, plain.ms)}, ${perPod(total(alone.cluster), pods)} requests per pod`],
+      ['sandbox CPU: plain / without the rule / controlled', [plain, alone, controlled].map((r) => `${r.serverCpuSeconds.toFixed(1)} s (${((100 * r.serverCpuSeconds * 1000) / r.ms).toFixed(0)}% of a core)`).join(' / ')],
       ['API requests per replaced pod: plain / controlled', `${perPod(plainTotal, pods)} / ${perPod(controlledTotal, pods)} = ${ratio(controlledTotal, plainTotal)}   (goal <= 2x)`],
       ['  plain, by verb and resource (per pod)', breakdown(plain.cluster, pods)],
       ['  controlled, by verb and resource (per pod)', breakdown(controlled.cluster, pods)],
       ['podops requests per replaced pod', podops ? `${perPod(total(podops.requests), pods)}: ${breakdown(podops.requests, pods, 10)}` : '-'],
       ['podops LISTs during the rollout', `${lists}   (goal: not growing with N)`],
       ['podops CPU during the rollout / RSS after', podops ? `${podops.cpuSeconds.toFixed(2)} s / ${mib(podops.rss)}` : '-'],
+      ['podops reconciles (p99 queue wait, p99 work)', podops?.controllers ?? '-'],
       ['pod webhook p99 (GraceDelete, surge bound)', podops?.webhookP99Ms === undefined ? '-' : `${podops.webhookP99Ms.toFixed(1)} ms`],
     ]);
   }

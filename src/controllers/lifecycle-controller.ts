@@ -72,7 +72,7 @@ export const lifecycleTriggers = (pods: Informer<Pod>, rules: Informer<PodTransi
 export function lifecycleController(options: LifecycleControllerOptions & ControllerRuntimeOptions & { rules: Informer<PodTransitionRule> }): Controller {
   return new Controller({
     name: LIFECYCLE_CONTROLLER_NAME,
-    workers: options.workers ?? 5,
+    workers: options.workers ?? 16,
     reconciler: new LifecycleReconciler(options),
     triggers: lifecycleTriggers(options.pods, options.rules),
     metrics: options.metrics,

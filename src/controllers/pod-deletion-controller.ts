@@ -115,7 +115,7 @@ export const podDeletionTriggers = (caches: ClusterCaches): Trigger[] => [
 export function podDeletionController(options: PodDeletionOptions & ControllerRuntimeOptions): Controller {
   return new Controller({
     name: POD_DELETION_CONTROLLER_NAME,
-    workers: options.workers ?? 5,
+    workers: options.workers ?? 16,
     reconciler: new PodDeletionReconciler(options),
     triggers: podDeletionTriggers(options.caches),
     metrics: options.metrics,

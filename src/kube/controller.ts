@@ -2,7 +2,9 @@
 // N workers take keys from the queue and call the reconciler, which reads the current state itself
 // (level-triggered). Errors are retried with per-key backoff; requeueAfter schedules the key again; success
 // forgets its backoff. The two answers of the API server every reconciler meets are handled here: NotFound
-// (the object is gone: nothing to do) and Conflict (someone wrote first: try again, quietly).
+// (the object is gone: nothing to do) and Conflict (someone wrote first: the watch event of that newer version
+// brings the key back, so it is not requeued; a requeue would also spend the queue's shared token bucket, which
+// many kubelet status writes racing podops' writes of their pods would empty).
 
 import { isConflict, isNotFound, type ObjectWithMeta } from './client.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -175,10 +177,10 @@ export class Controller {
         outcome = 'success';
         this.#log.debug({ key }, 'the object is gone');
       } else if (isConflict(err)) {
-        // The cache is behind a write of someone else: its watch event brings the key back anyway.
-        this.queue.addRateLimited(key);
+        // The cache is behind a write of someone else: that write's watch event brings the key back.
+        this.queue.forget(key);
         outcome = 'requeue';
-        this.#log.debug({ key }, 'conflict; requeued');
+        this.#log.debug({ key }, 'conflict; the newer version comes back by its watch event');
       } else if (err instanceof TerminalError) {
         this.#metrics?.terminalReconcileErrors.inc({ controller });
         this.queue.forget(key);
