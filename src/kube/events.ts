@@ -38,6 +38,9 @@ interface Folded {
 const FOLD_WINDOW_MS = 10 * 60 * 1000;
 const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60 * 1000;
+/** client-go's defaultAggregateMaxEvents: different messages of one reason on one object before they are combined. */
+const AGGREGATE_MAX_MESSAGES = 10;
+const COMBINED_PREFIX = '(combined from similar events): ';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -46,6 +49,8 @@ export class EventRecorder {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #folded = new Map<string, Folded>();
+  /** Per object, type and reason: the messages seen within the window (client-go's EventAggregator). */
+  readonly #similar = new Map<string, { messages: Set<string>; since: number }>();
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   #pending = 0;
   #tail: Promise<void> = Promise.resolve();
@@ -92,13 +97,16 @@ export class EventRecorder {
     const { client, component, instance } = this.#options;
     const now = this.#clock.now();
     const namespace = object.metadata.namespace || 'default';
-    const foldKey = `${objectKey}\u0000${type}\u0000${reason}\u0000${message}`;
+    const combined = this.#combined(`${objectKey}\u0000${type}\u0000${reason}`, message, now);
+    const shown = combined ? `${COMBINED_PREFIX}${message}` : message;
+    // A combined event is one per object and reason, whatever its latest message.
+    const foldKey = `${objectKey}\u0000${type}\u0000${reason}\u0000${combined ? COMBINED_PREFIX : message}`;
     const folded = this.#folded.get(foldKey);
     if (folded && now - folded.lastSeen < FOLD_WINDOW_MS) {
       folded.count++;
       folded.lastSeen = now;
       try {
-        await client.patch(EVENTS, folded.namespace, folded.name, 'merge', { count: folded.count, lastTimestamp: rfc3339(now) });
+        await client.patch(EVENTS, folded.namespace, folded.name, 'merge', { count: folded.count, lastTimestamp: rfc3339(now), ...(combined && { message: shown }) });
         return;
       } catch (err) {
         if (!isNotFound(err)) throw err;
@@ -119,7 +127,7 @@ export class EventRecorder {
       },
       type,
       reason,
-      message,
+      message: shown,
       source: { component },
       reportingComponent: component,
       reportingInstance: instance ?? '',
@@ -132,8 +140,20 @@ export class EventRecorder {
     if (this.#folded.size > 4096) this.#forgetOldest(now);
   }
 
+  /** Whether this message joins the combined event of its object and reason: ten others came within the window. */
+  #combined(key: string, message: string, now: number): boolean {
+    let similar = this.#similar.get(key);
+    if (!similar || now - similar.since >= FOLD_WINDOW_MS) this.#similar.set(key, (similar = { messages: new Set(), since: now }));
+    if (similar.messages.has(message)) return false;
+    if (similar.messages.size >= AGGREGATE_MAX_MESSAGES) return true;
+    similar.messages.add(message);
+    return false;
+  }
+
   #forgetOldest(now: number): void {
     for (const [key, folded] of this.#folded) if (now - folded.lastSeen >= FOLD_WINDOW_MS) this.#folded.delete(key);
     while (this.#folded.size > 4096) this.#folded.delete(this.#folded.keys().next().value as string);
+    for (const [key, similar] of this.#similar) if (now - similar.since >= FOLD_WINDOW_MS) this.#similar.delete(key);
+    while (this.#similar.size > 4096) this.#similar.delete(this.#similar.keys().next().value as string);
   }
 }

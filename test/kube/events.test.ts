@@ -32,11 +32,19 @@ describe('EventRecorder', () => {
     assert.equal(event?.count, 2);
   });
 
-  test('a hot loop on one object is capped at the burst of 25', async () => {
+  test('past ten different messages of one reason on one object, the rest become one combined event; a hot loop is capped at the burst of 25', async () => {
     const recorder = new EventRecorder({ client: env.client, component: 'podops' });
     for (let i = 0; i < 40; i++) recorder.event(pod('hot'), 'Warning', 'Retry', `attempt ${i}`);
     await recorder.flush();
-    assert.equal((await eventsFor('hot')).length, 25);
+    const events = await eventsFor('hot');
+    assert.equal(events.length, 11, 'ten events and a combined one');
+    const combined = events.find((e) => e.message.startsWith('(combined from similar events): '));
+    // The bucket lets 25 of the 40 through: ten events, then the combined one and 14 more counts on it.
+    assert.equal(combined?.message, '(combined from similar events): attempt 24');
+    assert.equal(combined?.count, 15);
+    recorder.event(pod('hot'), 'Warning', 'Retry', 'attempt 3');
+    await recorder.flush();
+    assert.equal((await eventsFor('hot')).length, 11, 'the bucket is empty: nothing more is recorded');
   });
 });
 
