@@ -42,6 +42,7 @@ const sandboxBoundary = {
 };
 
 const WEBHOOKS_NOT_CONTROLLERS = 'Webhooks are drivers of the pure core; they do not reach into the controllers.';
+const CACHES_SERVE_BOTH = 'The caches serve webhooks and controllers alike: they import neither.';
 
 /**
  * The rules of one pure core folder: it imports only files of its own folder, of the `folders` next to it, and
@@ -136,6 +137,14 @@ export default tseslint.config(
         NOT_SANDBOX_DYNAMICALLY,
         { selector: 'ImportExpression[source.value=/(^|\\/)(controllers|operator|cli)\\//]', message: WEBHOOKS_NOT_CONTROLLERS },
       ],
+    },
+  },
+  // The caches serve the webhooks and the controllers alike: they import neither, nor what wires them.
+  {
+    files: ['src/cache/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [PACKAGE_BY_NAME, NOT_SANDBOX, { group: ['**/controllers/*', '**/webhook/*', '**/operator/*', '**/cli/*'], message: CACHES_SERVE_BOTH }] }],
+      'no-restricted-syntax': ['error', NOT_SANDBOX_DYNAMICALLY, { selector: 'ImportExpression[source.value=/(^|\\/)(controllers|webhook|operator|cli)\\//]', message: CACHES_SERVE_BOTH }],
     },
   },
   // The pure core does no I/O: an allow-list per folder of what it may import (its own folder, the pure folders
