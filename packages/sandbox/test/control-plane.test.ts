@@ -1,7 +1,8 @@
 // The real control plane (startControlPlane), with the binaries of KUBEBUILDER_ASSETS: it serves the admin of its
 // kubeconfig as a member of system:masters, impersonation included, runs kube-controller-manager's controllers
-// under their own service accounts, and leaves no process or directory behind: not after stop(), not after a
-// start that failed, and not after the process that started it exited or was killed without stopping it.
+// under their own service accounts, and the sandbox's simulated nodes as its clients run the pods of its
+// Deployments and Jobs; and it leaves no process or directory behind: not after stop(), not after a start that
+// failed, and not after the process that started it exited or was killed without stopping it.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, AuthenticationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, AuthenticationV1Api, BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { controlPlaneUnavailable, startControlPlane, type ControlPlane } from '../src/index.ts';
 
 const unavailable = await controlPlaneUnavailable({ controllerManager: true });
@@ -26,7 +27,15 @@ async function processesOf(directory: string): Promise<string[]> {
   return found;
 }
 
-const client = <T extends CoreV1Api | AuthenticationV1Api>(options: ControlPlane['kubeConfigOptions'], api: new (...args: never[]) => T): T => {
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `${what} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const client = <T extends CoreV1Api | AppsV1Api | BatchV1Api | AuthenticationV1Api>(options: ControlPlane['kubeConfigOptions'], api: new (...args: never[]) => T): T => {
   const kc = new KubeConfig();
   kc.loadFromOptions(options);
   return kc.makeApiClient(api as never) as T;
@@ -36,7 +45,7 @@ describe('startControlPlane', { skip }, () => {
   describe('a real control plane', () => {
     let plane: ControlPlane;
     before(async () => {
-      plane = await startControlPlane({ controllerManager: true });
+      plane = await startControlPlane({ controllerManager: true, nodes: 2, kubelet: { startDelayMs: 50, gracePeriodCapMs: 200 } });
     });
     after(() => plane?.stop());
 
@@ -52,13 +61,36 @@ describe('startControlPlane', { skip }, () => {
     test("kube-controller-manager runs: a new namespace gets its default service account from the controller's own account", async () => {
       const core = client(plane.kubeConfigOptions, CoreV1Api);
       await core.createNamespace({ body: { metadata: { name: 'fresh' } } });
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const accounts = await core.listNamespacedServiceAccount({ namespace: 'fresh' });
-        if (accounts.items.some((a) => a.metadata?.name === 'default')) break;
-        assert.ok(Date.now() < deadline, 'the default service account appeared');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await eventually(async () => (await core.listNamespacedServiceAccount({ namespace: 'fresh' })).items.some((a) => a.metadata?.name === 'default'), 'the default service account');
+    });
+
+    test('a Deployment of 3 pods becomes available on the simulated nodes, and its pods are gone once it is deleted', async () => {
+      const apps = client(plane.kubeConfigOptions, AppsV1Api);
+      const core = client(plane.kubeConfigOptions, CoreV1Api);
+      const labels = { app: 'web' };
+      await apps.createNamespacedDeployment({
+        namespace: 'default',
+        body: { metadata: { name: 'web' }, spec: { replicas: 3, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } } },
+      });
+      await eventually(async () => (await apps.readNamespacedDeployment({ namespace: 'default', name: 'web' })).status?.availableReplicas === 3, 'the Deployment available');
+      const pods = (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' })).items;
+      assert.deepEqual(pods.map((p) => p.status?.phase), ['Running', 'Running', 'Running']);
+      assert.deepEqual(new Set(pods.map((p) => p.spec?.nodeName)), new Set(['node-1', 'node-2']), 'spread over both nodes');
+      await apps.deleteNamespacedDeployment({ namespace: 'default', name: 'web' });
+      await eventually(async () => (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' })).items.length === 0, 'the pods gone');
+    });
+
+    test("a Job's pods run their command: exit 0 completes it, exit 3 fails it", async () => {
+      const batch = client(plane.kubeConfigOptions, BatchV1Api);
+      const job = (name: string, script: string) => ({
+        metadata: { name },
+        spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', script] }] } } },
+      });
+      await batch.createNamespacedJob({ namespace: 'default', body: job('passes', 'echo done; exit 0') });
+      await batch.createNamespacedJob({ namespace: 'default', body: job('fails', 'exit 3') });
+      const condition = async (name: string) => (await batch.readNamespacedJob({ namespace: 'default', name })).status?.conditions?.find((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'))?.type;
+      await eventually(async () => (await condition('passes')) === 'Complete', 'passes Complete');
+      await eventually(async () => (await condition('fails')) === 'Failed', 'fails Failed');
     });
   });
 

@@ -1,8 +1,9 @@
 // A real Kubernetes control plane for tests, as Go's envtest starts one: etcd and kube-apiserver (and, if
 // asked, kube-controller-manager) from a directory of binaries, on free loopback ports, with certificates
 // made in-process, a temporary directory for etcd's data, the logs and the kubeconfigs, and an admin client
-// in system:masters. `startControlPlane` resolves once the API server answers /readyz (and the controller
-// manager /healthz); `stop()` ends every process and removes the directory, and so does a start that fails.
+// in system:masters; and, if asked, the sandbox's simulated nodes as its clients, so that pods run on it.
+// `startControlPlane` resolves once the API server answers /readyz (and the controller manager /healthz);
+// `stop()` ends every process and removes the directory, and so does a start that fails.
 
 import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
@@ -10,6 +11,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubeConfigLoadOptions, renderKubeconfig, type KubeConfigLoadOptions, type KubeconfigOptions } from '../kubeconfig.ts';
+import type { KubeletOptions } from '../nodes/index.ts';
+import { startSimulatedNodes, type SimulatedNodes } from '../remote/remote-nodes.ts';
 import { createControlPlanePki, serviceClusterIPRange, type ControlPlanePki } from './pki.ts';
 import { ProcessGroup, type ManagedProcess } from './processes.ts';
 
@@ -21,6 +24,14 @@ export interface ControlPlaneOptions {
   assets?: string;
   /** Also run kube-controller-manager (the workload, garbage-collection, namespace, service-account … controllers). */
   controllerManager?: boolean;
+  /**
+   * Simulated nodes, `node-1` … `node-N`, as clients of the API server: the sandbox's scheduler and kubelets
+   * (docs/sandbox-nodes.md), which bind pods, run their containers and report their status. Default 0: a
+   * control plane of its own has no nodes, and pods stay Pending.
+   */
+  nodes?: number;
+  /** The simulated kubelets' delays and limits. */
+  kubelet?: KubeletOptions;
   /** Also write the admin kubeconfig to this file (else it is in the control plane's directory). */
   kubeconfigPath?: string;
   /** More kube-apiserver flags, e.g. `--admission-control-config-file=…`; a flag given here wins. */
@@ -83,7 +94,9 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const directory = await mkdtemp(join(tmpdir(), 'podops-control-plane-'));
   const processes = new ProcessGroup(directory);
+  let nodes: SimulatedNodes | undefined;
   const cleanUp = async (): Promise<void> => {
+    await nodes?.stop();
     await processes.stop();
     await rm(directory, { recursive: true, force: true });
   };
@@ -142,7 +155,12 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
         `--cluster-signing-key-file=${await file('ca.key', pki.ca.key)}`,
       ]);
       await waitUntilReady(controllerManager, () => httpAnswer(`https://127.0.0.1:${kcmPort}/healthz`, { insecure: true }).then((a) => a.status === 200 && a.body === 'ok'), timeoutMs);
+      // Ready for pods: the ServiceAccount admission refuses pods of a namespace whose `default` account the
+      // controller manager has not made yet (an early `kubectl run` on a new cluster meets the same).
+      await waitUntilReady(controllerManager, () => httpAnswer(`${url}/api/v1/namespaces/default/serviceaccounts/default`, asAdmin).then((a) => a.status === 200), timeoutMs);
     }
+
+    if (options.nodes) nodes = await startSimulatedNodes({ kubeconfig, nodes: options.nodes, ...(options.kubelet && { kubelet: options.kubelet }) });
 
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => (stopping ??= cleanUp());
