@@ -12,8 +12,12 @@
 // simulated nodes as their client, or with `--kubeconfig` a cluster of the user's whose API server reaches this
 // machine's loopback address (the webhooks are called there). Goals are printed beside the figures, never asserted.
 //
-//   npm run bench -- scale [--pods 10,100,300,1000] [--backend sandbox|real] [--kubeconfig FILE]
+//   npm run bench -- scale [--pods 10,100,300,1000] [--backend sandbox|real] [--kubeconfig FILE] [--save DIR]
+//
+// --save keeps the API server's and the operator's metrics at the end of each run (DIR/<backend>-<pods>-<mode>-*.prom).
 
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
@@ -147,7 +151,10 @@ async function cleanUp(client: KubeClient): Promise<void> {
   await until(() => client.get(NAMESPACES, undefined, NAMESPACE).then(() => false, (err: unknown) => isNotFound(err)), Boolean, `namespace ${NAMESPACE} gone`, 600_000, 500);
 }
 
-async function run(pods: number, mode: Mode, backend: Backend): Promise<Run> {
+/** Prometheus text of a scrape, for `--save`. */
+const exposition = (metrics: Map<string, number>): string => [...metrics].map(([series, value]) => `${series} ${value}`).join('\n') + '\n';
+
+async function run(pods: number, mode: Mode, backend: Backend, saveDir?: string): Promise<Run> {
   const controlled = mode !== 'plain';
   const cluster = await clusterFor(backend, pods);
   // The benchmark's own requests (setup and polling) are counted, to be left out of the API server's count.
@@ -198,7 +205,13 @@ async function run(pods: number, mode: Mode, backend: Backend): Promise<Run> {
     const ms = performance.now() - started;
     const cpuAfter = await cluster.cpuSeconds();
     const operatorAfter = await operator?.metrics();
-    const clusterAfter = requestsOf(await cluster.apiMetrics(), 'apiserver_request_total', 'verb', true);
+    const apiAfter = await cluster.apiMetrics();
+    const clusterAfter = requestsOf(apiAfter, 'apiserver_request_total', 'verb', true);
+    if (saveDir) {
+      await mkdir(saveDir, { recursive: true });
+      await writeFile(join(saveDir, `${backend.kind}-${pods}-${mode}-apiserver.prom`), exposition(apiAfter));
+      if (operatorAfter) await writeFile(join(saveDir, `${backend.kind}-${pods}-${mode}-podops.prom`), exposition(operatorAfter));
+    }
     const ownRequests: Requests = new Map();
     for (const request of own.slice(ownBefore)) {
       const target = resourceOfPath(request.path);
@@ -242,7 +255,7 @@ function breakdown(requests: Requests, pods: number, top = 8): string {
 export async function runScaleBench(argv: string[] = []): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { pods: { type: 'string', default: '10,100,300,1000' }, kubeconfig: { type: 'string' }, backend: { type: 'string' } },
+    options: { pods: { type: 'string', default: '10,100,300,1000' }, kubeconfig: { type: 'string' }, backend: { type: 'string' }, save: { type: 'string' } },
     strict: true,
   });
   const sizes = values.pods.split(',').map((n) => Number(n.trim()));
@@ -257,9 +270,9 @@ export async function runScaleBench(argv: string[] = []): Promise<void> {
   console.log(`\nControlled rollouts at scale (${where}; ${sizes.join(', ')} pods; maxSurge 25%, maxUnavailable 25%; controlled: GraceDelete and a 25% budget rule)`);
   const controlledRuns: Run[] = [];
   for (const pods of sizes) {
-    const plain = await run(pods, 'plain', backend);
-    const alone = await run(pods, 'controlled', backend);
-    const controlled = await run(pods, 'budget', backend);
+    const plain = await run(pods, 'plain', backend, values.save);
+    const alone = await run(pods, 'controlled', backend, values.save);
+    const controlled = await run(pods, 'budget', backend, values.save);
     controlledRuns.push(controlled);
     const plainTotal = total(plain.cluster);
     const controlledTotal = total(controlled.cluster);

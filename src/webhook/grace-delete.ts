@@ -33,12 +33,9 @@ import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
 import { deletionRequester, isWorkloadController, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
-import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import type { Nanos } from '../lifecycle/time.ts';
 import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
-
-/** Repeated deletes re-label a pod at most this often (upstream PR #197). */
-const RELABEL_INTERVAL = 5n * NANOS_PER_SECOND;
 
 /** The review does not describe the pod as stored: a forged review, or one the pod has moved past. */
 class NotTheLivePodError extends Error {}
@@ -106,11 +103,15 @@ async function requesterOf(workloads: WorkloadReads, pod: Pod, username: string)
 const recordedRequester = (current: string | undefined, requestedBy: string): string =>
   current === undefined || (isWorkloadController(current) && !isWorkloadController(requestedBy)) ? requestedBy : current;
 
-/** The pod with this request's mark, or undefined when it carries it already (a repeated delete re-marks at most every RELABEL_INTERVAL). */
-function marked(live: Pod, at: Nanos, requestedBy: string): Pod | undefined {
+/**
+ * The pod with this request's mark, or the pod itself when it carries that mark already. Divergence from upstream,
+ * which refreshes the mark's timestamp on a repeated delete at most every 5 s: a repeated delete writes nothing.
+ * Every write of a pod wakes its ReplicaSet's controller, which then repeats its refused deletes of every pod it
+ * waits for: refreshing marks would feed that loop for as long as pods are held, and nothing reads the refresh.
+ */
+function marked(live: Pod, at: Nanos, requestedBy: string): Pod {
   const requester = recordedRequester(live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], requestedBy);
-  const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
-  if (last !== undefined && at - last < RELABEL_INTERVAL && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return undefined;
+  if (live.metadata.labels?.[TO_DELETE_LABEL] !== undefined && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return live;
   const labels = { ...live.metadata.labels };
   labels[TO_DELETE_LABEL] ??= at.toString();
   const annotations = { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString(), [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: requester };
@@ -123,7 +124,6 @@ async function markForDeletion({ client, caches, leaving }: GraceDeleteOptions, 
   const refusal = denied(graceDeleteMessage(read));
   for (let attempt = 0, live = read; ; attempt++) {
     const mark = marked(live, at, requestedBy);
-    if (!mark) return refusal;
     const newScaleDownPod = REPLICASET_CONTROLLER_USERS.includes(requestedBy) && live.metadata.labels?.[TO_DELETE_LABEL] === undefined;
     try {
       return await leaving.decide(mark, at, async (pod, decision) => {

@@ -67,6 +67,19 @@ describe('GraceDelete', () => {
     assert.equal(live.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], 'delete', 'its pod-delete lifecycle began in the same write');
   });
 
+  // Every write of a pod wakes its ReplicaSet's controller, which repeats its refused deletes: a repeated delete
+  // that wrote would feed that loop for as long as the pod is held.
+  test('a repeated delete of a marked pod by the same requester writes nothing, however late it comes', async () => {
+    await controlledPod('repeated');
+    await assert.rejects(env.client.delete(PODS, 'default', 'repeated'), (err: Error) => err.message.includes(DENIAL));
+    const marked = await env.client.get<Pod>(PODS, 'default', 'repeated');
+    await waitFor(() => running.caches.pods.get('default', 'repeated')?.metadata.resourceVersion === marked.metadata.resourceVersion, 'the mark in the cache');
+    const later = (): GraceDeleteOptions => ({ ...options(), now: () => nowNanos() + 60n * 1_000_000_000n });
+    const verdict = await graceDelete({ ...deleteReview(marked), userInfo: { username: marked.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION] ?? '' } }, later());
+    assert.equal(verdict.allowed, false, 'still refused');
+    assert.equal((await env.client.get<Pod>(PODS, 'default', 'repeated')).metadata.resourceVersion, marked.metadata.resourceVersion, 'a minute later, the same requester: nothing written');
+  });
+
   test("a user's delete begins the pod's lifecycle only while its PodDisruptionBudgets have room; until then it is marked", async () => {
     const { status: _status, ...created } = pod({ name: 'budgeted', gate: false, labels: { app: 'budgeted' } });
     await createPod(created);
