@@ -81,12 +81,23 @@ export async function graceDelete(request: AdmissionRequest, options: GraceDelet
     // Divergence from upstream: a dry-run delete is answered without labelling the pod.
     if (request.dryRun) return denied(graceDeleteMessage(pod));
     const requestedBy = await requesterOf(options.workloads, pod, request.userInfo?.username ?? '');
-    return await markForDeletion(options, pod, at, requestedBy);
+    const verdict = await markForDeletion(options, pod, at, requestedBy);
+    return REPLICASET_CONTROLLER_USERS.includes(requestedBy) && replicaSetOf(pod) ? asLeavingAlready(verdict) : verdict;
   } catch (err) {
     if (err instanceof NotTheLivePodError) logger?.warn({ pod: `${namespace}/${name}`, uid: request.uid, reason: err.message }, 'GraceDelete: the reviewed pod is not the live pod; nothing written');
     return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
   }
 }
+
+/**
+ * The refusal as the ReplicaSet controller is told it: NotFound, the answer it takes for a pod already on its way
+ * out (kube-controller-manager's manageReplicas stops waiting for that deletion and does not count it a failure).
+ * A Forbidden would fail its sync, and it would retry every pod it deletes with a backoff that starts at 5 ms:
+ * dozens of refused deletes per held pod in a large rollout, each a webhook call. The pod is marked and podops
+ * deletes it once its lifecycle allows; its removal wakes the ReplicaSet controller. A refusal podops could not
+ * act on (its caches starting, an error) stays Forbidden, so that controller retries it.
+ */
+const asLeavingAlready = (verdict: Verdict): Verdict => (verdict.allowed ? verdict : { ...verdict, status: { ...verdict.status, code: 404, reason: 'NotFound' } });
 
 /** Who to record as asking (src/lifecycle/scale-down.ts): for kube-controller-manager's shared identity, whether the workload wants the pod gone decides. */
 async function requesterOf(workloads: WorkloadReads, pod: Pod, username: string): Promise<string> {
