@@ -104,7 +104,7 @@ const RESOURCES: Record<WrittenKind, ResourceType> = { ...WORKLOAD_TYPES, Job: J
 const TOLERATED: Record<Tolerated, (err: unknown) => boolean> = { NotFound: isNotFound, AlreadyExists: isAlreadyExists, TooManyRequests: isTooManyRequests };
 
 /** How often a write is made again from a fresh read when the workload's own status writes keep winning. */
-const RELEASE_ATTEMPTS = 5;
+const WRITE_ATTEMPTS = 5;
 
 export class RolloutReconciler implements Reconciler {
   readonly #options: RolloutControllerOptions;
@@ -162,34 +162,43 @@ export class RolloutReconciler implements Reconciler {
 
   /** One request as the pure core built it; its tolerated answers end it quietly, a conflict of a release is made again from a fresh read. */
   async #send(key: string, request: RolloutRequest, signal: AbortSignal): Promise<void> {
-    const { client } = this.#options;
-    for (let attempt = 1; ; attempt++) {
+    const failed = (sending: RolloutRequest, err: unknown): Error => new Error(`${describe(sending)} (${sending.why}): ${(err as Error).message}`, { cause: err });
+    const tolerated = (sending: RolloutRequest, err: unknown): boolean => {
+      const answer = sending.tolerate.find((name) => TOLERATED[name](err));
+      if (answer) this.#log.debug({ key, request: describe(sending), answer }, 'tolerated answer');
+      return answer !== undefined;
+    };
+    let current: RolloutRequest | undefined = request;
+    for (let attempt = 1; current; attempt++) {
+      const sending: RolloutRequest = current;
       try {
-        if (request.verb === 'create') await client.create(JOBS, request.body, { signal });
-        else if (request.verb === 'delete') await client.delete(JOBS, request.namespace, request.name, { propagationPolicy: request.propagationPolicy, signal });
-        else if (request.verb === 'evict') await client.evict(request.namespace, request.name, { signal });
-        else {
-          const options = { ...(request.subresource && { subresource: request.subresource }), ...(request.fieldManager && { fieldManager: request.fieldManager }), signal };
-          const written = await client.patch<{ metadata: { resourceVersion?: string } }>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, options);
-          // The cache holds this write only once its watch event comes: until then a reconcile would start from before it.
-          if (request.kind === 'RolloutLifecycle') this.#expectations.expect(`rl:${key}`, written.metadata.resourceVersion);
-          else if (request.kind in WORKLOAD_TYPES) this.#expectations.expect(`workload:${key}`, written.metadata.resourceVersion);
-        }
+        await this.#sendOnce(key, sending, signal);
         return;
       } catch (err) {
-        const tolerated = request.tolerate.find((answer) => TOLERATED[answer](err));
-        if (tolerated) {
-          this.#log.debug({ key, request: describe(request), answer: tolerated }, 'tolerated answer');
-          return;
-        }
-        if (request.verb !== 'patch' || !request.again || !isConflict(err) || attempt >= RELEASE_ATTEMPTS) {
-          throw new Error(`${describe(request)} (${request.why}): ${(err as Error).message}`, { cause: err });
-        }
-        const fresh = await client.get<Workload>(RESOURCES[request.kind], request.namespace, request.name, signal);
-        const next = request.again(fresh);
-        if (!next) return;
-        request = next;
+        if (tolerated(sending, err)) return;
+        if (sending.verb !== 'patch' || !sending.again || !isConflict(err) || attempt >= WRITE_ATTEMPTS) throw failed(sending, err);
+        const again: (fresh: Workload) => RolloutRequest | undefined = sending.again;
+        // Made again from a fresh read: nothing when there is nothing to write any more.
+        const fresh: Workload | undefined = await this.#options.client.get<Workload>(RESOURCES[sending.kind], sending.namespace, sending.name, signal).catch((readErr: unknown) => {
+          if (tolerated(sending, readErr)) return undefined;
+          throw failed(sending, readErr);
+        });
+        current = fresh && again(fresh);
       }
+    }
+  }
+
+  async #sendOnce(key: string, request: RolloutRequest, signal: AbortSignal): Promise<void> {
+    const { client } = this.#options;
+    if (request.verb === 'create') await client.create(JOBS, request.body, { signal });
+    else if (request.verb === 'delete') await client.delete(JOBS, request.namespace, request.name, { propagationPolicy: request.propagationPolicy, signal });
+    else if (request.verb === 'evict') await client.evict(request.namespace, request.name, { signal });
+    else {
+      const options = { ...(request.subresource && { subresource: request.subresource }), ...(request.fieldManager && { fieldManager: request.fieldManager }), signal };
+      const written = await client.patch<{ metadata: { resourceVersion?: string } }>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, options);
+      // The cache holds this write only once its watch event comes: until then a reconcile would start from before it.
+      if (request.kind === 'RolloutLifecycle') this.#expectations.expect(`rl:${key}`, written.metadata.resourceVersion);
+      else if (request.kind in WORKLOAD_TYPES) this.#expectations.expect(`workload:${key}`, written.metadata.resourceVersion);
     }
   }
 

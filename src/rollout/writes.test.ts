@@ -147,9 +147,9 @@ describe('statusWritten and claimRefused', () => {
 
   test('a claimed target: the condition keeps its time while the problem lasts, and the Warning is said once', () => {
     const first = claimRefused(rolloutLifecycle(), 'Deployment/web', 'older', NOW);
-    const written = (first.requests[0] as PatchRequest).body as [{ value: RolloutLifecycle['status'] }];
+    const [written] = (first.requests[0] as PatchRequest).body as unknown as [{ value: RolloutLifecycle['status'] }];
     assert.equal(first.events.length, 1);
-    const again = claimRefused(rolloutLifecycle({ status: written[0].value }), 'Deployment/web', 'older', '2025-03-01T11:00:00Z');
+    const again = claimRefused(rolloutLifecycle({ status: written.value }), 'Deployment/web', 'older', '2025-03-01T11:00:00Z');
     assert.deepEqual(again, { requests: [], events: [] });
   });
 });

@@ -8,7 +8,9 @@
 // restores a stash read from it), or why it needs no guard (one label, one annotation, a field only podops
 // sets, a status only this controller writes): a guard there would only fail on the writes of others, as the
 // workload's controller writes its status all along a rollout. It names the answers of the API server that
-// leave the reconcile going.
+// leave the reconcile going: NotFound for every write but a create (an object deleted meanwhile needs no write,
+// and its deletion's event brings the RolloutLifecycle back), AlreadyExists for a Job made before a restart,
+// TooManyRequests for an eviction a disruption budget refuses for now (the next step tries again).
 
 import type { JsonPatchOperation, OwnerReference } from '../api/kube.ts';
 import { RL_FIELD_MANAGER, RL_FINALIZER, RL_RETRY_ANNOTATION, RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type RolloutLifecycle, type RolloutLifecycleStatus, type WorkloadKind } from '../api/rolloutlifecycle.ts';
@@ -83,7 +85,7 @@ const finalizers = (rl: RolloutLifecycle, list: string[], what: string): PatchRe
   body: { metadata: { resourceVersion: rl.metadata.resourceVersion, finalizers: list } },
   guarded: true,
   why: `${what}: ${GUARDED_FINALIZERS}`,
-  tolerate: [],
+  tolerate: ['NotFound'],
 });
 
 /** The workload's label naming its RolloutLifecycle (null: removed): the workload webhook sees only labelled workloads. */
@@ -97,8 +99,7 @@ export const workloadLabelled = (kind: WorkloadKind | 'ReplicaSet', object: Work
   guarded: false,
   fieldManager: RL_FIELD_MANAGER,
   why: `${rolloutLifecycle === null ? 'remove' : 'set'} the RolloutLifecycle label: ${UNGUARDED_LABEL}`,
-  // A ReplicaSet is labelled only so that its changes reach the controller: one pruned meanwhile is no loss.
-  tolerate: kind === 'ReplicaSet' ? ['NotFound'] : [],
+  tolerate: ['NotFound'],
 });
 
 /** A Deployment's ReplicaSets not labelled for the RolloutLifecycle yet (so that the labelled cache holds them). */
@@ -144,7 +145,7 @@ export function statusWritten(rl: RolloutLifecycle, status: Omit<Status, 'observ
     guarded: false,
     // Only this controller writes it, and never from a cache behind its last write (its expectations).
     why: 'the status, whole: only this controller writes it, so unguarded (a guard would fail on the spec and annotation writes of others)',
-    tolerate: [],
+    tolerate: ['NotFound'],
   };
 }
 
@@ -216,7 +217,7 @@ const workloadPatch = (kind: WorkloadKind, workload: Workload, body: JsonPatchOp
   guarded,
   fieldManager: RL_FIELD_MANAGER,
   why,
-  tolerate: [],
+  tolerate: ['NotFound'],
 });
 
 /**
@@ -286,7 +287,7 @@ export function rolloutWrites({ rl, kind, workload, observed, plan, now }: Rollo
     body: { metadata: { annotations: { [RL_RETRY_ANNOTATION]: null } } },
     guarded: false,
     why: 'the retry request answered: the removal of one annotation, unguarded',
-    tolerate: [],
+    tolerate: ['NotFound'],
   };
   return {
     requests: [
