@@ -9,7 +9,7 @@
 import { rfc3339, type Pod } from '../api/kube.ts';
 import { RL_API_VERSION, RL_FINALIZER, RL_KIND, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type HookRecord, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { labelSelectorString } from '../api/selector.ts';
-import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, unlessNotFound, type KubeClient } from '../kube/client.ts';
+import { during, isAlreadyExists, isConflict, isNotFound, isTooManyRequests, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { Controller, type ControllerRuntimeOptions, keyOf, TerminalError, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import { Informer } from '../kube/informer.ts';
@@ -206,7 +206,7 @@ export class RolloutReconciler implements Reconciler {
   async #workload(kind: WorkloadKind, namespace: string, name: string, signal: AbortSignal): Promise<Workload | undefined> {
     const cached = this.#options.workloads[kind].get(namespace, name);
     if (cached) return cached;
-    return unlessNotFound(this.#options.client.get<Workload>(WORKLOAD_TYPES[kind], namespace, name, signal));
+    return during(`read the ${kind} ${namespace}/${name}`, unlessNotFound(this.#options.client.get<Workload>(WORKLOAD_TYPES[kind], namespace, name, signal)));
   }
 
   async #observe(key: string, kind: WorkloadKind, workload: Workload, running: readonly HookRecord[], signal: AbortSignal): Promise<ObservedRollout> {
@@ -217,14 +217,14 @@ export class RolloutReconciler implements Reconciler {
     // A Job created a moment ago may not be in the cache yet: it is not gone until the API server says so.
     for (const hook of running) {
       if (hookJobs.some((job) => job.metadata.name === hook.job)) continue;
-      const job = await unlessNotFound(client.get<JobLike>(JOBS, namespace, hook.job, signal));
+      const job = await during(`read hook Job ${namespace}/${hook.job}`, unlessNotFound(client.get<JobLike>(JOBS, namespace, hook.job, signal)));
       if (job) hookJobs.push(job);
     }
     const now = Date.parse(this.#now());
     if (kind === 'Deployment') return observeRollout({ kind, workload, replicaSets: await this.#replicaSets(key, workload, signal), jobs: hookJobs, now });
     const [history, pods] = await Promise.all([
-      client.list<ControllerRevision>(CONTROLLER_REVISIONS, { namespace, labelSelector }, signal),
-      client.list<Pod>(PODS, { namespace, labelSelector }, signal),
+      during(`list the ControllerRevisions of ${key}'s ${kind}`, client.list<ControllerRevision>(CONTROLLER_REVISIONS, { namespace, labelSelector }, signal)),
+      during(`list the pods of ${key}'s ${kind}`, client.list<Pod>(PODS, { namespace, labelSelector }, signal)),
     ]);
     const owned = pods.items.filter((pod) => (pod.metadata.ownerReferences ?? []).some((o) => o.uid === workload.metadata.uid));
     return observeRollout({ kind, workload, controllerRevisions: history.items, pods: owned, jobs: hookJobs, now });
@@ -239,7 +239,8 @@ export class RolloutReconciler implements Reconciler {
     const owned = (rs: ReplicaSetLike): boolean => (rs.metadata.ownerReferences ?? []).some((o) => o.uid === workload.metadata.uid);
     const cached = (this.#options.replicaSets.list(namespace) as ReplicaSetLike[]).filter(owned);
     if (cached.some((rs) => sameTemplate(templateOf(rs) ?? {}, templateOf(workload) ?? {}))) return cached;
-    const listed = (await this.#options.client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: labelSelectorString(selectorOf(workload)) }, signal)).items.filter(owned);
+    const list = this.#options.client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: labelSelectorString(selectorOf(workload)) }, signal);
+    const listed = (await during(`list the ReplicaSets of ${key}'s Deployment`, list)).items.filter(owned);
     const label = workload.metadata.labels?.[RL_WORKLOAD_LABEL];
     if (label !== undefined) for (const request of replicaSetsLabelled(label, listed)) await this.#send(key, request, signal);
     return listed;
