@@ -32,7 +32,6 @@ import {
   type Writes,
   type WrittenKind,
 } from '../rollout/writes.ts';
-import { ResourceVersionExpectations } from './expectations.ts';
 
 export const ROLLOUT_CONTROLLER_NAME = 'rolloutlifecycle-controller';
 
@@ -67,6 +66,8 @@ export function rolloutInformers(client: KubeClient, logger?: Logger): RolloutIn
     replicaSets: new Informer<Workload>({ ...labelled, type: REPLICASETS }),
   };
 }
+
+const isWorkloadKind = (kind: string | undefined): kind is WorkloadKind => WORKLOAD_KINDS.some((k) => k === kind);
 
 const kindOf = (rl: RolloutLifecycle): WorkloadKind | undefined => WORKLOAD_KINDS.find((k) => k === rl.spec?.targetRef?.kind);
 
@@ -109,8 +110,6 @@ const WRITE_ATTEMPTS = 5;
 export class RolloutReconciler implements Reconciler {
   readonly #options: RolloutControllerOptions;
   readonly #log: Logger;
-  /** Skip a reconcile while the cache is behind podops' own last write of the RolloutLifecycle or its workload. */
-  readonly #expectations = new ResourceVersionExpectations();
 
   constructor(options: RolloutControllerOptions) {
     this.#options = options;
@@ -125,7 +124,6 @@ export class RolloutReconciler implements Reconciler {
     const rl = this.#options.rolloutLifecycles.get(namespace, name);
     if (!rl) return;
     const key = keyOf(namespace, name);
-    if (!this.#expectations.satisfied(`rl:${key}`, rl.metadata.resourceVersion)) return;
     const kind = kindOf(rl);
     const targetName = rl.spec?.targetRef?.name ?? '';
     if (rl.metadata.deletionTimestamp) {
@@ -141,7 +139,6 @@ export class RolloutReconciler implements Reconciler {
     if (claimant !== rl) return this.#carryOut(key, rl, undefined, claimRefused(rl, `${kind}/${targetName}`, claimant.metadata.name ?? '', this.#now()), signal);
     if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return this.#carryOut(key, rl, undefined, { requests: [finalizerAdded(rl)], events: [] }, signal);
     const workload = await this.#workload(kind, namespace, targetName, signal);
-    if (workload && !this.#expectations.satisfied(`workload:${key}`, workload.metadata.resourceVersion)) return;
     if (!workload) return this.#carryOut(key, rl, undefined, targetMissing(rl, kind, this.#now()), signal);
     if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] !== name) return this.#carryOut(key, rl, workload, { requests: [workloadLabelled(kind, workload, name)], events: [] }, signal);
     const observed = await this.#observe(key, kind, workload, (rl.status?.hooks ?? []).filter((h) => h.phase === 'Running'), signal);
@@ -195,10 +192,10 @@ export class RolloutReconciler implements Reconciler {
     else if (request.verb === 'evict') await client.evict(request.namespace, request.name, { signal });
     else {
       const options = { ...(request.subresource && { subresource: request.subresource }), ...(request.fieldManager && { fieldManager: request.fieldManager }), signal };
-      const written = await client.patch<{ metadata: { resourceVersion?: string } }>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, options);
-      // The cache holds this write only once its watch event comes: until then a reconcile would start from before it.
-      if (request.kind === 'RolloutLifecycle') this.#expectations.expect(`rl:${key}`, written.metadata.resourceVersion);
-      else if (request.kind in WORKLOAD_TYPES) this.#expectations.expect(`workload:${key}`, written.metadata.resourceVersion);
+      const written = await client.patch<RolloutLifecycle & Workload>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, options);
+      // The cache holds the write at once (assumed): the next reconcile starts from it, not from before it.
+      if (request.kind === 'RolloutLifecycle') this.#options.rolloutLifecycles.assume(written);
+      else if (isWorkloadKind(request.kind)) this.#options.workloads[request.kind].assume(written);
     }
   }
 

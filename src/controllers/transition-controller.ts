@@ -25,7 +25,6 @@ import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
 import type { CallManager } from '../transition/webhook/call-manager.ts';
 import { ruleKeyOf, type PollManager } from '../transition/webhook/poll-manager.ts';
 import type { TransitionChecker } from './lifecycle-controller.ts';
-import { ResourceVersionExpectations } from './expectations.ts';
 
 export const TRANSITION_CONTROLLER_NAME = 'podtransitionrule-controller';
 
@@ -98,7 +97,6 @@ const verdictOf = (details: readonly PodTransitionDetail[] | undefined, pod: str
 export class TransitionReconciler implements Reconciler {
   readonly #options: TransitionControllerOptions;
   readonly #skip: ReadonlySet<string>;
-  readonly #expectations = new ResourceVersionExpectations();
   readonly #log: Logger;
 
   constructor(options: TransitionControllerOptions) {
@@ -110,11 +108,10 @@ export class TransitionReconciler implements Reconciler {
   async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const key = keyOf(namespace, name);
     const rule = this.#options.rules.get(namespace, name);
-    if (!rule || !this.#expectations.satisfied(key, rule.metadata.resourceVersion)) return;
+    if (!rule) return;
     if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule, signal);
     if (!(rule.metadata.finalizers ?? []).includes(TRANSITION_RULE_FINALIZER)) {
-      const written = await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER], 'add the finalizer', signal);
-      this.#expectations.expect(key, written?.metadata.resourceVersion);
+      await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER], 'add the finalizer', signal);
       return;
     }
     return await this.#evaluate(key, rule, signal);
@@ -136,7 +133,7 @@ export class TransitionReconciler implements Reconciler {
       const written = await during(`write the status of PodTransitionRule ${key}`, unlessNotFound(client.replace<PodTransitionRule>(PODTRANSITIONRULES, next, { subresource: 'status', signal })));
       if (!written) return;
       current = written;
-      this.#expectations.expect(key, current.metadata.resourceVersion);
+      this.#options.rules.assume(written);
       this.#recordVerdictChanges(rule, evaluation);
     }
     evaluation.releaseAnswers();
@@ -209,9 +206,11 @@ export class TransitionReconciler implements Reconciler {
   }
 
   /** A merge patch replaces the finalizer list whole: guarded by the version read. A rule gone meanwhile needs none. */
-  #setFinalizers(rule: PodTransitionRule, finalizers: string[], step: string, signal: AbortSignal): Promise<PodTransitionRule | undefined> {
+  async #setFinalizers(rule: PodTransitionRule, finalizers: string[], step: string, signal: AbortSignal): Promise<void> {
     const body = { metadata: { resourceVersion: rule.metadata.resourceVersion, finalizers } };
     const { namespace, name = '' } = rule.metadata;
-    return during(`${step} of PodTransitionRule ${keyOf(namespace, name)}`, unlessNotFound(this.#options.client.patch<PodTransitionRule>(PODTRANSITIONRULES, namespace, name, 'merge', body, { signal })));
+    const written = await during(`${step} of PodTransitionRule ${keyOf(namespace, name)}`, unlessNotFound(this.#options.client.patch<PodTransitionRule>(PODTRANSITIONRULES, namespace, name, 'merge', body, { signal })));
+    // The cache holds the write at once (assumed): the next reconcile starts from it, not from before it.
+    if (written) this.#options.rules.assume(written);
   }
 }

@@ -12,7 +12,7 @@
 // and its deletion's event brings the RolloutLifecycle back), AlreadyExists for a Job made before a restart,
 // TooManyRequests for an eviction a disruption budget refuses for now (the next step tries again).
 
-import type { JsonPatchOperation, OwnerReference } from '../api/kube.ts';
+import { escapeJsonPointer, type JsonPatchOperation, type OwnerReference } from '../api/kube.ts';
 import { RL_FIELD_MANAGER, RL_FINALIZER, RL_RETRY_ANNOTATION, RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type RolloutLifecycle, type RolloutLifecycleStatus, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { daemonSetMaxUnavailable, daemonSetReplacements } from './daemonset.ts';
 import { hookJobFor, type HookJob } from './jobs.ts';
@@ -143,11 +143,13 @@ export function statusWritten(rl: RolloutLifecycle, status: Omit<Status, 'observ
     patchType: 'json',
     body: [{ op: rl.status ? 'replace' : 'add', path: '/status', value: next }],
     guarded: false,
-    // Only this controller writes it, and never from a cache behind its last write (its expectations).
+    // Only this controller writes it, and never from a cache behind its last write (its writes are assumed into the cache).
     why: 'the status, whole: only this controller writes it, so unguarded (a guard would fail on the spec and annotation writes of others)',
     tolerate: ['NotFound'],
   };
 }
+
+const RETRY_PATH = `/metadata/annotations/${escapeJsonPointer(RL_RETRY_ANNOTATION)}`;
 
 const optional = <T>(request: T | undefined): T[] => (request === undefined ? [] : [request]);
 
@@ -283,10 +285,13 @@ export function rolloutWrites({ rl, kind, workload, observed, plan, now }: Rollo
     kind: 'RolloutLifecycle',
     namespace: namespaceOf(rl),
     name: rl.metadata.name ?? '',
-    patchType: 'merge',
-    body: { metadata: { annotations: { [RL_RETRY_ANNOTATION]: null } } },
+    patchType: 'json',
+    body: [
+      { op: 'test', path: RETRY_PATH, value: rl.metadata.annotations?.[RL_RETRY_ANNOTATION] ?? '' },
+      { op: 'remove', path: RETRY_PATH },
+    ],
     guarded: false,
-    why: 'the retry request answered: the removal of one annotation, unguarded',
+    why: 'the retry request answered: removed only while it is the request acted on (a newer one fails the test, 422, and the next reconcile acts on it)',
     tolerate: ['NotFound'],
   };
   return {
