@@ -11,7 +11,7 @@
 
 import { isConflict, type ObjectWithMeta } from './client.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { Informer } from './informer.ts';
+import { objectKey, type Informer } from './informer.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -36,10 +36,8 @@ export class TerminalError extends Error {
   override name = 'TerminalError';
 }
 
-/** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
-export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
-
-export const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+// The workqueue's keys are the cache's (defined beside it, which this file builds on), here too for the reconcilers.
+export { keyOf, objectKey } from './informer.ts';
 
 export function requestOf(key: string): Request {
   const slash = key.indexOf('/');
