@@ -191,8 +191,11 @@ export class RolloutReconciler implements Reconciler {
     else if (request.verb === 'delete') await client.delete(JOBS, request.namespace, request.name, { propagationPolicy: request.propagationPolicy, signal });
     else if (request.verb === 'evict') await client.evict(request.namespace, request.name, { signal });
     else {
-      const options = { ...(request.subresource && { subresource: request.subresource }), ...(request.fieldManager && { fieldManager: request.fieldManager }), signal };
-      const written = await client.patch<RolloutLifecycle & Workload>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, options);
+      const written = await client.patch<RolloutLifecycle & Workload>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, {
+        ...(request.subresource && { subresource: request.subresource }),
+        ...(request.fieldManager && { fieldManager: request.fieldManager }),
+        signal,
+      });
       // The cache holds the write at once (assumed): the next reconcile starts from it, not from before it.
       if (request.kind === 'RolloutLifecycle') this.#options.rolloutLifecycles.assume(written);
       else if (isWorkloadKind(request.kind)) this.#options.workloads[request.kind].assume(written);
