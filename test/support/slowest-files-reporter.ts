@@ -5,7 +5,8 @@
 import { relative, resolve } from 'node:path';
 import { dot, type TestEvent } from 'node:test/reporters';
 
-const SHOWN = 15;
+/** How many files the list shows: 15, or PODOPS_SLOWEST_FILES (a number) to see more. */
+const SHOWN = Number(process.env.PODOPS_SLOWEST_FILES) || 15;
 
 interface FileTime {
   /** The wall time of the file's own process (start, imports and every test), when the runner reported it. */
