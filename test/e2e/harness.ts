@@ -40,25 +40,27 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
     ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
   });
   const abort = new AbortController();
-  let stack: PodopsStack;
+  let stack: PodopsStack | undefined;
   let history: ClusterHistory;
   try {
     stack = await startPodopsOn(server.kubeconfig, { demo: false, log: () => {}, ...options }, abort.signal);
     history = await startHistory(stack.client);
   } catch (err) {
     abort.abort();
+    await stack?.done;
     await server.stop();
     throw err;
   }
+  const started = stack;
   const cluster: Cluster = {
-    ...stack,
+    ...started,
     backend: backend.name,
     kubeconfigPath,
     history,
     stop: async () => {
       history.stop();
       abort.abort();
-      await stack.done;
+      await started.done;
       await server.stop();
     },
   };

@@ -46,6 +46,8 @@ const storageKey = (type: ResourceType): string => (type.group ? `${type.resourc
 const keyOf = (object: KubeObject): string => `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 const version = (object: KubeObject): number => Number((object.metadata as { resourceVersion?: string }).resourceVersion);
 
+/** How long the first list of a resource is tried. */
+const LIST_RETRY_MS = 30_000;
 /** How long a read waits for the watches to catch up with the API server. */
 const CATCH_UP_MS = 15_000;
 
@@ -68,9 +70,22 @@ class RecordedResource {
     return this.#type;
   }
 
-  /** Lists once, then follows the changes from there in the background. */
+  /**
+   * Lists once, then follows the changes from there in the background. The list is tried again for a while: a
+   * custom resource's storage answers 503 for a moment after its CRD was established.
+   */
   async start(): Promise<void> {
-    const list = await this.#client.list<KubeObject>(this.#type);
+    const deadline = Date.now() + LIST_RETRY_MS;
+    let list;
+    for (;;) {
+      try {
+        list = await this.#client.list<KubeObject>(this.#type);
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
     for (const object of list.items) this.seen.set(keyOf(object), version(object));
     void this.#follow(list.metadata.resourceVersion ?? '0');
   }
