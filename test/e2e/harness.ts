@@ -9,8 +9,9 @@ import type { Sandbox } from '@podops/sandbox';
 import type { Pod } from '../../src/api/kube.ts';
 import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../../src/api/protocol.ts';
 import { startPodopsOn, type LocalStackOptions, type PodopsStack } from '../../src/cli/local-stack.ts';
-import { type KubeObject } from '../../src/kube/client.ts';
-import { NAMESPACES, PODS, SERVICES } from '../../src/kube/resources.ts';
+import { unlessNotFound, type KubeClient, type KubeObject } from '../../src/kube/client.ts';
+import { MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, PODS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { WEBHOOK_NAMES } from '../../src/operator/webhook-configuration.ts';
 import { sandboxBackend, type ApiServer, type Backend } from '../support/backends.ts';
 import { startHistory, type ClusterHistory } from '../support/watch-history.ts';
 
@@ -59,12 +60,21 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
     history,
     stop: async () => {
       history.stop();
+      // Uninstalled as a user would, while the operator still serves: a cluster after this one on the same API
+      // server registers webhooks of its own, and nothing should call a server that is gone. (A test that took
+      // its API server away already has nothing to uninstall.)
+      await uninstallWebhooks(started.client).catch(() => {});
       abort.abort();
       await started.done;
       await server.stop();
     },
   };
   return { cluster, server };
+}
+
+async function uninstallWebhooks(client: KubeClient): Promise<void> {
+  await unlessNotFound(client.delete(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.mutatingConfiguration));
+  await unlessNotFound(client.delete(VALIDATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.validatingConfiguration));
 }
 
 /** podops on the sandbox. */

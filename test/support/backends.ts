@@ -2,9 +2,14 @@
 // workload controllers), and a real control plane (etcd, kube-apiserver and kube-controller-manager from
 // KUBEBUILDER_ASSETS, with the sandbox's simulated nodes as its clients). A suite runs the same tests on each,
 // naming the backend in its title; the real control plane's variants skip, saying why, where it cannot start.
+// A test process keeps one control plane for the clusters it starts one after the other (each with simulated
+// nodes of its own), since its start costs seconds where a sandbox's costs milliseconds.
 
-import type { Sandbox } from '@podops/sandbox';
-import { controlPlaneUnavailable, startControlPlane, startSandbox } from '@podops/sandbox';
+import { writeFile } from 'node:fs/promises';
+import type { ControlPlane, Sandbox } from '@podops/sandbox';
+import { controlPlaneUnavailable, startControlPlane, startSandbox, startSimulatedNodes } from '@podops/sandbox';
+import { KubeClient, unlessNotFound } from '../../src/kube/client.ts';
+import { NAMESPACES, NODES } from '../../src/kube/resources.ts';
 
 export interface ApiServerOptions {
   /** Simulated nodes. */
@@ -50,17 +55,81 @@ export const sandboxBackend: Backend<ApiServer & { sandbox: Sandbox }> = {
 
 const unavailable = await controlPlaneUnavailable({ controllerManager: true });
 
+/** Namespaces of the control plane itself, which a cluster leaves to the next. */
+const SYSTEM_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+/** How long an unused shared control plane waits for the next cluster of the process before it stops. */
+const LINGER_MS = 1000;
+
+/** The process's control plane, while a cluster uses it or for a moment after. */
+let shared: { plane: Promise<ControlPlane>; inUse: boolean; linger?: NodeJS.Timeout } | undefined;
+
+/** The shared control plane, or a plane of its own for a cluster that needs other flags or starts beside another. */
+async function acquirePlane(options: ApiServerOptions): Promise<{ plane: ControlPlane; release(): Promise<void> }> {
+  const flags = options.admissionControlConfigFile === undefined ? [] : [`--admission-control-config-file=${options.admissionControlConfigFile}`];
+  if (flags.length || shared?.inUse) {
+    const plane = await startControlPlane({ controllerManager: true, apiServerFlags: flags });
+    return { plane, release: () => plane.stop() };
+  }
+  const mine = (shared ??= { plane: startControlPlane({ controllerManager: true }), inUse: false });
+  clearTimeout(mine.linger);
+  mine.inUse = true;
+  let plane: ControlPlane;
+  try {
+    plane = await mine.plane;
+  } catch (err) {
+    shared = undefined;
+    throw err;
+  }
+  return {
+    plane,
+    async release() {
+      mine.inUse = false;
+      mine.linger = setTimeout(() => {
+        if (shared === mine) shared = undefined;
+        void plane.stop();
+      }, LINGER_MS);
+    },
+  };
+}
+
+/**
+ * What a cluster leaves behind for the next one on the same control plane: its nodes go (their Node objects
+ * too: the next cluster registers its own, and a node without a kubelet must not be scheduled to), and so do the
+ * namespaces it made (their deletion ends in the background, the next cluster's kubelets stopping their pods).
+ */
+async function clearCluster(plane: ControlPlane): Promise<void> {
+  const client = KubeClient.fromKubeconfigText(plane.kubeconfig);
+  try {
+    for (const node of (await client.list<{ metadata: { name?: string } }>(NODES)).items) await unlessNotFound(client.delete(NODES, undefined, node.metadata.name!));
+    for (const namespace of (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items) {
+      if (!SYSTEM_NAMESPACES.has(namespace.metadata.name!)) await unlessNotFound(client.delete(NAMESPACES, undefined, namespace.metadata.name!));
+    }
+  } finally {
+    client.close();
+  }
+}
+
 export const realControlPlaneBackend: Backend = {
   name: 'real control plane',
   skip: unavailable ? `no real control plane: ${unavailable}` : false,
   async start(options) {
-    return startControlPlane({
-      controllerManager: true,
-      nodes: options.nodes,
-      kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs },
-      kubeconfigPath: options.kubeconfigPath,
-      ...(options.admissionControlConfigFile !== undefined && { apiServerFlags: [`--admission-control-config-file=${options.admissionControlConfigFile}`] }),
-    });
+    const { plane, release } = await acquirePlane(options);
+    let nodes;
+    try {
+      await writeFile(options.kubeconfigPath, plane.kubeconfig, { mode: 0o600 });
+      nodes = await startSimulatedNodes({ kubeconfig: plane.kubeconfig, nodes: options.nodes, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs } });
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return {
+      kubeconfig: plane.kubeconfig,
+      async stop() {
+        await nodes.stop();
+        await clearCluster(plane).catch(() => {});
+        await release();
+      },
+    };
   },
 };
 
