@@ -1,7 +1,8 @@
 // The whole of podops on a laptop, in one process: the sandbox (API server plus simulated nodes and
 // controllers), the operator talking to it over HTTP exactly as to a real cluster, the example cooperation
 // controller (a simulated load balancer) and operation controller, and a demo Deployment of controlled pods
-// behind a controlled Service.
+// behind a controlled Service. `startPodopsOn` is the part after the sandbox: it installs podops on any API
+// server of a kubeconfig and runs it there (the tests run it on a real control plane too).
 
 import type { Registry } from 'prom-client';
 import { podTransitionRuleCRD } from '../api/podtransitionrule.ts';
@@ -44,16 +45,24 @@ export interface LocalStackOptions {
   logger?: Logger;
 }
 
-export interface LocalStack {
-  sandbox: Sandbox;
+/** podops installed and running on an API server: its client, the operator and the example controllers. */
+export interface PodopsStack {
   client: KubeClient;
   /** The in-process operator's webhook server, when it runs in-process. */
   webhookAddress: string | undefined;
   /** The in-process operator's metrics (what its /metrics serves), when it runs in-process. */
   operatorMetrics: Registry | undefined;
   loadBalancer: SimulatedLoadBalancer;
+  /** Resolves once everything stopped (after the signal aborted). */
   done: Promise<void>;
 }
+
+export interface LocalStack extends PodopsStack {
+  sandbox: Sandbox;
+}
+
+/** What `startPodopsOn` takes of the local stack's options. */
+export type PodopsStackOptions = Pick<LocalStackOptions, 'demo' | 'operator' | 'evictionAbandonedAfterMs' | 'log' | 'logger'>;
 
 export const OPERATOR_NAMESPACE = 'podops-system';
 export const CERT_SECRET = 'podops-webhook-certs';
@@ -78,7 +87,6 @@ async function until(check: () => Promise<boolean>, what: string, signal: AbortS
 
 /** Starts everything; resolves once the webhooks are registered and the demo is created. */
 export async function startLocalStack(options: LocalStackOptions, signal: AbortSignal): Promise<LocalStack> {
-  const logger = options.logger ?? silentLogger();
   const { startSandbox } = await import('@podops/sandbox').catch(sandboxNotInstalled);
   const sandbox = await startSandbox({
     port: options.port,
@@ -87,7 +95,23 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
     ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
     simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000, sleepScale: options.sleepScale ?? 1 } },
   });
-  const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
+  let stack: PodopsStack;
+  try {
+    stack = await startPodopsOn(sandbox.kubeconfig, options, signal);
+  } catch (err) {
+    await sandbox.stop();
+    throw err;
+  }
+  return { ...stack, sandbox, done: stack.done.then(() => sandbox.stop()) };
+}
+
+/**
+ * Installs podops on the API server of `kubeconfig` (its CRDs, its namespace, its webhooks by URL with their CA)
+ * and runs the operator and the example controllers against it, until `signal` aborts.
+ */
+export async function startPodopsOn(kubeconfig: string, options: PodopsStackOptions, signal: AbortSignal): Promise<PodopsStack> {
+  const logger = options.logger ?? silentLogger();
+  const client = KubeClient.fromKubeconfigText(kubeconfig);
 
   for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
   await until(() => client.list(PODTRANSITIONRULES, { namespace: 'default', limit: 1 }).then(() => true), 'the PodTransitionRule CRD', signal);
@@ -118,16 +142,15 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
   }
 
   // The example controllers are other actors, as in a cluster: each writes under its own name.
-  const lbClient = KubeClient.fromKubeconfigText(sandbox.kubeconfig, { fieldManager: 'example-load-balancer', userAgent: 'example-load-balancer' });
-  const restartClient = KubeClient.fromKubeconfigText(sandbox.kubeconfig, { fieldManager: 'example-restart', userAgent: 'example-restart' });
+  const lbClient = KubeClient.fromKubeconfigText(kubeconfig, { fieldManager: 'example-load-balancer', userAgent: 'example-load-balancer' });
+  const restartClient = KubeClient.fromKubeconfigText(kubeconfig, { fieldManager: 'example-restart', userAgent: 'example-restart' });
   const lb = startLoadBalancerController(lbClient, signal, { logger, log: options.log });
   const restarts = startRestartController(restartClient, signal, logger);
   if (options.demo) await createDemo(client);
-  const done = Promise.all([operatorDone, lb.done, restarts]).then(async () => {
+  const done = Promise.all([operatorDone, lb.done, restarts]).then(() => {
     for (const each of [client, lbClient, restartClient]) each.close();
-    await sandbox.stop();
   });
-  return { sandbox, client, webhookAddress, operatorMetrics, loadBalancer: lb.lb, done };
+  return { client, webhookAddress, operatorMetrics, loadBalancer: lb.lb, done };
 }
 
 /** The certificate names of a webhook server on this machine. */

@@ -76,6 +76,10 @@ export async function graceDelete(request: AdmissionRequest, options: GraceDelet
     const pod = await livePod(client, caches, namespace, name, reviewed.metadata.uid);
     if (!pod) throw new NotTheLivePodError(`the pod under review (uid ${reviewed.metadata.uid ?? '<none>'}) is not the live pod: nothing done`);
     if (!isControlled(pod) || !hasServiceReadyGate(pod)) return allowed();
+    // A pod already being deleted left through an admitted deletion (an eviction podops let through, or a delete it
+    // allowed): a DELETE now only shortens its grace period, as the kubelet's own with gracePeriodSeconds 0 once the
+    // containers stopped. Denying it would leave the stopped pod Terminating and start a lifecycle on it.
+    if (pod.metadata.deletionTimestamp) return allowed();
     const at = now();
     if (allowOps(podDeleteAdapter, 0, pod, at).allowed) return allowed();
     // Divergence from upstream: a dry-run delete is answered without labelling the pod.

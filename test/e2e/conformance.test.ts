@@ -1,6 +1,6 @@
-// `podops conformance` against the sandbox: with podops' in-process stack every scenario passes (but where podops
-// is known to depart from the protocol), in a shuffled order, eight at a time, every object named uniquely to the
-// run; scenarios are picked by --focus and --skip and run one at a time in a seed's order; the scenarios of
+// `podops conformance` against the sandbox and against a real control plane: with podops' in-process stack every
+// scenario passes (but where podops is known to depart from the protocol), in a shuffled order, eight at a time,
+// every object named uniquely to the run; scenarios are picked by --focus and --skip and run one at a time in a seed's order; the scenarios of
 // Kuperator's known deviations fail, naming them, when an actor of the test plays those deviations; Ctrl-C stops
 // a run and still deletes its namespaces; and against a sandbox without podops the suite says that no
 // implementation was found and fails naming the missing behaviour. This is podops' own end-to-end check of what
@@ -23,7 +23,8 @@ import { NAMESPACES, PODS, PODTRANSITIONRULES } from '../../src/kube/resources.t
 import { runCli } from '../support/cli.ts';
 import { until } from '../support/wait.ts';
 import { parseXml, type XmlElement } from '../support/xml.ts';
-import { startCluster, type Cluster } from './harness.ts';
+import { backends } from '../support/backends.ts';
+import { startCluster, startClusterOn, type Cluster } from './harness.ts';
 import { startOperatorProcess, type OperatorProcess } from './operator-process.ts';
 import { registerWebhooks } from '../../src/cli/local-stack.ts';
 
@@ -88,16 +89,17 @@ function playKuperatorsDeviations(cluster: Cluster): { stop(): Promise<void> } {
 
 const elements = (root: XmlElement, name: string): XmlElement[] => [...(root.name === name ? [root] : []), ...root.children.flatMap((c) => elements(c, name))];
 
-describe('podops conformance against podops', { concurrency: true }, () => {
-  describe('on the sandbox', { concurrency: 1 }, () => {
+// One backend after the other: eight scenarios at a time keep both cores busy.
+for (const backend of backends) {
+  describe(`podops conformance against podops on the ${backend.name}`, { skip: backend.skip }, () => {
     let cluster: Cluster;
     before(async () => {
-      cluster = await startCluster();
+      cluster = await startClusterOn(backend);
     });
     after(() => cluster.stop());
 
     test('every scenario passes but the known deviations, in any order 8 at a time, reported as JUnit, and no namespace is left', async () => {
-      const since = cluster.sandbox.resourceVersion;
+      const since = await cluster.history.resourceVersion();
       const result = await runCli(['conformance', '--kubeconfig', cluster.kubeconfigPath, '-o', 'junit', '--parallel', '8', '--shuffle']);
       const root = parseXml(result.stdout);
       assert.equal(root.name, 'testsuites');
@@ -117,7 +119,7 @@ describe('podops conformance against podops', { concurrency: true }, () => {
       // The progress went to stderr: what the implementation offers, then a line per scenario, then the summary.
       assert.match(result.stderr, /^ {2}pod lifecycle webhooks +found: mutating-pod\.apps\.kusionstack\.io \(podops-mutating\), validating-pod\.apps\.kusionstack\.io \(podops-validating\)$/m);
       assert.match(result.stderr, /^ {2}GraceDelete +on: /m);
-      // The sandbox's API server presents no client certificate: podops defers evictions from nodes being emptied.
+      // The API server presents no client certificate: podops defers evictions from nodes being emptied.
       assert.match(result.stderr, /^ {2}graceful evictions +on for nodes being emptied: /m);
       for (const scenario of scenarios) assert.match(result.stderr, new RegExp(`^(PASS|FAIL) {2}${scenario.name} `, 'm'));
       // A namespace per scenario, one for the probes and a second one for transition/namespace-scoped.
@@ -126,14 +128,14 @@ describe('podops conformance against podops', { concurrency: true }, () => {
 
       // Names that cannot collide: everything the suite and the implementation made for a scenario carries the
       // random part of its namespace's name, in its second namespace too.
-      const log = cluster.sandbox.history!;
-      const made = log.records({ resource: 'namespaces', type: 'ADDED', after: since }).map((r) => r.object as KubeObject);
+      const log = cluster.history;
+      const made = (await log.records({ resource: 'namespaces', type: 'ADDED', after: since })).map((r) => r.object as KubeObject);
       const suffixes = new Map(made.filter((n) => scenarioOf(n) === (n.metadata as { annotations: Record<string, string> }).annotations[PURPOSE_ANNOTATION]).map((n) => [scenarioOf(n), n.metadata.name!.slice(NAMESPACE_PREFIX.length)]));
       let named = 0;
       for (const namespace of made) {
         const suffix = suffixes.get(scenarioOf(namespace))!;
         for (const resource of ['pods', 'podtransitionrules.apps.kusionstack.io', 'deployments.apps', 'replicasets.apps', 'rolloutlifecycles.apps.kusionstack.io', 'jobs.batch']) {
-          for (const record of log.records({ resource, namespace: namespace.metadata.name!, type: 'ADDED' })) {
+          for (const record of await log.records({ resource, namespace: namespace.metadata.name!, type: 'ADDED' })) {
             assert.ok(record.name.includes(`-${suffix}`), `${resource} ${record.namespace}/${record.name} of ${scenarioOf(namespace)} is not named with -${suffix}`);
             named++;
           }
@@ -179,34 +181,33 @@ describe('podops conformance against podops', { concurrency: true }, () => {
       assert.deepEqual(await suiteNamespaces(cluster), [], 'no namespace of the suite is left');
     });
   });
+}
 
-  // Beside the other: its run spends most of its time waiting for the deadline of transition/namespace-scoped.
-  describe("on a sandbox where the test plays Kuperator's known deviations", { concurrency: 1 }, () => {
-    let cluster: Cluster;
-    before(async () => {
-      cluster = await startCluster();
-    });
-    after(() => cluster.stop());
+describe("podops conformance on a sandbox where the test plays Kuperator's known deviations", () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(() => cluster.stop());
 
-    test("the scenarios of Kuperator's known deviations fail where it deviates, naming the deviation", async () => {
-      const kuperator = playKuperatorsDeviations(cluster);
-      let result;
-      try {
-        result = await runCli(['conformance', '--kubeconfig', cluster.kubeconfigPath, '--focus', 'namespace-scoped|clean-end', '--timeout', '8s']);
-      } finally {
-        await kuperator.stop();
-      }
-      assert.equal(result.code, 1, result.stdout);
-      assert.match(
-        result.stdout,
-        /^FAIL {2}transition\/namespace-scoped .*\n {6}step: {6}begin on the pod in the other namespace: no rule of its namespace holds it, so it passes PreCheck\n {6}failure: {3}timed out waiting for pre-checked: pre-checked\.podopslifecycle\.kusionstack\.io\/conformance is missing\n(?: {6}.*\n)*? {6}known: {5}Kuperator's known deviation kuperator-rules-by-pod-name: PodTransitionRules are matched to pods by bare name across namespaces/m,
-      );
-      assert.match(
-        result.stdout,
-        /^FAIL {2}lifecycle\/clean-end .*\n {6}step: {6}lifecycle 1 of 2: back in service; no label of the ID is left, and none comes back within 1 s of writes\n {6}failure: {3}no label of the ID is left or comes back within 1 s: post-checked\.podopslifecycle\.kusionstack\.io\/conformance=1 is there, expected absent\n(?: {6}.*\n)*? {6}known: {5}Kuperator's known deviation kuperator-orphan-post-checked: /m,
-      );
-      assert.match(result.stdout, /^0 passed, 2 failed, 0 skipped of 2 scenarios in [\d.]+s; 4 namespaces deleted$/m);
-    });
+  test("the scenarios of Kuperator's known deviations fail where it deviates, naming the deviation", async () => {
+    const kuperator = playKuperatorsDeviations(cluster);
+    let result;
+    try {
+      result = await runCli(['conformance', '--kubeconfig', cluster.kubeconfigPath, '--focus', 'namespace-scoped|clean-end', '--timeout', '8s']);
+    } finally {
+      await kuperator.stop();
+    }
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(
+      result.stdout,
+      /^FAIL {2}transition\/namespace-scoped .*\n {6}step: {6}begin on the pod in the other namespace: no rule of its namespace holds it, so it passes PreCheck\n {6}failure: {3}timed out waiting for pre-checked: pre-checked\.podopslifecycle\.kusionstack\.io\/conformance is missing\n(?: {6}.*\n)*? {6}known: {5}Kuperator's known deviation kuperator-rules-by-pod-name: PodTransitionRules are matched to pods by bare name across namespaces/m,
+    );
+    assert.match(
+      result.stdout,
+      /^FAIL {2}lifecycle\/clean-end .*\n {6}step: {6}lifecycle 1 of 2: back in service; no label of the ID is left, and none comes back within 1 s of writes\n {6}failure: {3}no label of the ID is left or comes back within 1 s: post-checked\.podopslifecycle\.kusionstack\.io\/conformance=1 is there, expected absent\n(?: {6}.*\n)*? {6}known: {5}Kuperator's known deviation kuperator-orphan-post-checked: /m,
+    );
+    assert.match(result.stdout, /^0 passed, 2 failed, 0 skipped of 2 scenarios in [\d.]+s; 4 namespaces deleted$/m);
   });
 });
 

@@ -18,7 +18,7 @@ import { DEPLOYMENTS, NAMESPACES, PODS, PODTRANSITIONRULES } from '../../src/kub
 import { chromiumMissing, launchChromium, type Browser } from '../support/chromium.ts';
 import { runCli } from '../support/cli.ts';
 import { freePort, until } from '../support/wait.ts';
-import { controlledPod, deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type SandboxCluster } from './harness.ts';
 
 const skip = chromiumMissing();
 if (skip) console.log(`# skipping the dashboard page tests: ${skip}`);
@@ -56,7 +56,7 @@ const visibility = (page: Page, selector: string): Promise<{ clipped: boolean; c
   });
 
 describe('the dashboard page in Chromium', { skip }, () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   let browser: Browser;
   let page: Page;
   const abort = new AbortController();

@@ -3,7 +3,8 @@
 // time, each deregistered from the load balancer before it is deleted, and the drain ends normally; with a
 // PodDisruptionBudget as well, a pod leaves service only while the budget has room for it. A drain that gives up
 // while a pod is out of service leaves it so only until the eviction counts as abandoned: the pod comes back. With
-// podops stopped, nodes drain as without it.
+// podops stopped, nodes drain as without it. Each on the sandbox and on a real control plane (kube-apiserver's
+// eviction subresource and PodDisruptionBudget checks, kube-controller-manager's disruption controller).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,7 +17,8 @@ import { DEPLOYMENTS, EVENTS, NAMESPACES, PODDISRUPTIONBUDGETS, PODS, PODTRANSIT
 import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
-import { deploymentManifest, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { backends } from '../support/backends.ts';
+import { deploymentManifest, serviceNamespace, startClusterOn, type Cluster } from './harness.ts';
 import { clusterWithOperatorProcess } from './operator-process.ts';
 
 const run = promisify(execFile);
@@ -38,10 +40,10 @@ async function busiestNode(cluster: Cluster, namespace: string, apps: readonly s
 }
 
 /** The most pods of the namespace out of service at once during the records after `start` (leaving for an eviction, or terminating). */
-function maxOutOfService(cluster: Cluster, namespace: string, start: number): number {
+async function maxOutOfService(cluster: Cluster, namespace: string, start: number): Promise<number> {
   const pods = new Map<string, Pod>();
   let maxOut = 0;
-  for (const record of cluster.sandbox.history!.records({ namespace, resource: 'pods' })) {
+  for (const record of await cluster.history.records({ namespace, resource: 'pods' })) {
     if (record.type === 'DELETED') pods.delete(record.name);
     else pods.set(record.name, record.object as unknown as Pod);
     if (record.resourceVersion <= start) continue;
@@ -59,10 +61,10 @@ const unavailableRule = (namespace: string, max: number): KubeObject => ({
   spec: { selector: { matchLabels: { tier: 'web' } }, rules: [{ name: 'budget', availablePolicy: { maxUnavailableValue: max } }] },
 });
 
-describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, () => {
+for (const backend of backends) describe(`kubectl drain with graceful evictions on the ${backend.name}`, { skip: backend.skip || skipWithoutKubectl }, () => {
   let cluster: Cluster;
   before(async () => {
-    cluster = await startCluster({ startDelayMs: 150, nodes: 3 });
+    cluster = await startClusterOn(backend, { startDelayMs: 150, nodes: 3 });
   });
   after(() => cluster.stop());
   const kubectl = (...args: string[]) => run(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, ...args], { timeout: 150_000 });
@@ -85,8 +87,7 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
       30_000,
     );
     const { node, pods: drained } = await busiestNode(cluster, namespace, ['web', 'api']);
-    const log = cluster.sandbox.history!;
-    const start = cluster.sandbox.resourceVersion;
+    const start = await cluster.history.resourceVersion();
 
     const { stdout } = await kubectl('drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=120s');
     for (const pod of drained) assert.match(stdout, new RegExp(`pod/${pod.metadata.name} evicted`));
@@ -94,11 +95,12 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
 
     // Replay the pods: never more than one of the rule's pods out of service at once (a pod in its eviction
     // lifecycle that left service, or one evicted and terminating).
-    assert.equal(maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
+    assert.equal(await maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
 
+    const podRecords = await cluster.history.records({ resource: 'pods', namespace });
     for (const pod of drained) {
       const name = pod.metadata.name!;
-      const deletedAt = log.records('pods').find((r) => r.name === name && (r.type === 'DELETED' || (r.object as unknown as Pod).metadata.deletionTimestamp))!.time;
+      const deletedAt = podRecords.find((r) => r.name === name && (r.type === 'DELETED' || (r.object as unknown as Pod).metadata.deletionTimestamp))!.time;
       const last = cluster.loadBalancer.history.filter((h) => h.pod === name && h.at <= deletedAt).at(-1);
       assert.equal(last?.change, 'deregister', `${name} was deregistered before it was deleted`);
     }
@@ -122,7 +124,7 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
     await until(async () => (await cluster.client.list<Pod>(PODS, { namespace })).items, (pods) => pods.length === 5 && pods.every(isPodReady), 'five pods in service', 30_000);
     const { node, pods: drained } = await busiestNode(cluster, namespace);
     assert.ok(drained.length >= 2, `the drained node holds ${drained.length} pods: two or more take turns`);
-    const start = cluster.sandbox.resourceVersion;
+    const start = await cluster.history.resourceVersion();
 
     const { stdout } = await kubectl('drain', node, '--ignore-daemonsets', '--timeout=120s');
     for (const pod of drained) assert.match(stdout, new RegExp(`pod/${pod.metadata.name} evicted`));
@@ -131,22 +133,22 @@ describe('kubectl drain with graceful evictions', { skip: skipWithoutKubectl }, 
     // Replay the pods: never fewer than the budget's four Ready (not terminating), never two out at once.
     const pods = new Map<string, Pod>();
     let minReady = Infinity;
-    for (const record of cluster.sandbox.history!.records({ namespace, resource: 'pods' })) {
+    for (const record of await cluster.history.records({ namespace, resource: 'pods' })) {
       if (record.type === 'DELETED') pods.delete(record.name);
       else pods.set(record.name, record.object as unknown as Pod);
       if (record.resourceVersion > start) minReady = Math.min(minReady, [...pods.values()].filter((p) => isPodReady(p) && !p.metadata.deletionTimestamp).length);
     }
     assert.ok(minReady >= 4, `never fewer than 4 pods Ready: ${minReady}`);
-    assert.equal(maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
+    assert.equal(await maxOutOfService(cluster, namespace, start), 1, 'one pod out of service at a time');
     await kubectl('uncordon', node);
   });
 });
 
-describe('an interrupted kubectl drain', { skip: skipWithoutKubectl }, () => {
+for (const backend of backends) describe(`an interrupted kubectl drain on the ${backend.name}`, { skip: backend.skip || skipWithoutKubectl }, () => {
   let cluster: Cluster;
   before(async () => {
     // Evictions nobody retries for 3 s are abandoned (kubectl retries every 5 s: this is for a drain that gave up).
-    cluster = await startCluster({ startDelayMs: 150, nodes: 2, evictionAbandonedAfterMs: 3000 });
+    cluster = await startClusterOn(backend, { startDelayMs: 150, nodes: 2, evictionAbandonedAfterMs: 3000 });
   });
   after(() => cluster.stop());
 
@@ -192,8 +194,8 @@ describe('an interrupted kubectl drain', { skip: skipWithoutKubectl }, () => {
   });
 });
 
-describe('kubectl drain with podops stopped', { skip: skipWithoutKubectl }, () => {
-  const stack = clusterWithOperatorProcess({ nodes: 2 });
+for (const backend of backends) describe(`kubectl drain with podops stopped on the ${backend.name}`, { skip: backend.skip || skipWithoutKubectl }, () => {
+  const stack = clusterWithOperatorProcess({ nodes: 2 }, backend);
 
   test('a node without controlled pods drains normally: the eviction webhook fails open', async () => {
     const { cluster, operator } = stack;

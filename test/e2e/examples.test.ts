@@ -8,11 +8,11 @@ import type { Pod } from '../../src/api/kube.ts';
 import { PODS } from '../../src/kube/resources.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
 import { RESTARTED_ANNOTATION, RESTART_ANNOTATION } from '../../examples/operation/restart-controller.ts';
-import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type SandboxCluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
 describe('the example operation controller', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   before(async () => {
     cluster = await startCluster();
     await serviceNamespace(cluster, 'examples');

@@ -1,6 +1,7 @@
 // GraceDelete changes how a pod leaves, never how many: rolling updates and scale-ins of controlled
 // Deployments through kubectl, each strategy without and with a PodTransitionRule (the two side by side, in
-// namespaces of their own), replayed write by write from the sandbox's write log (every state the pods and
+// namespaces of their own), on the sandbox and on a real control plane (kube-controller-manager's Deployment and
+// ReplicaSet controllers), replayed write by write from the watches' history (every state the pods and
 // ReplicaSets went through, not samples): the pods in service never fall below `replicas - maxUnavailable`, the
 // pods not terminating never exceed `replicas + maxSurge`, no ReplicaSet ever has more pods leaving than its
 // scale-down asks (pods beyond its replicas), and exactly the expected pods are created and deleted. A user's
@@ -19,7 +20,8 @@ import { isPodReady } from '../../src/lifecycle/pod.ts';
 import { resolveIntOrPercent } from '../../src/api/kube.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
 import { until } from '../support/wait.ts';
-import { deploymentManifest, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { backends } from '../support/backends.ts';
+import { deploymentManifest, isServiceAvailable, lifecycleLabels, serviceNamespace, startClusterOn, type Cluster } from './harness.ts';
 
 const run = promisify(execFile);
 
@@ -53,12 +55,12 @@ function leavingBeyondScaleDown(pods: Iterable<Pod>, replicas: ReadonlyMap<strin
   return beyond;
 }
 
-describe('GraceDelete never costs extra availability', { skip: skipWithoutKubectl }, () => {
+for (const backend of backends) describe(`GraceDelete never costs extra availability on the ${backend.name}`, { skip: backend.skip || skipWithoutKubectl }, () => {
   let cluster: Cluster;
   let namespaces = 0;
   before(async () => {
     // Containers take a moment to start, as on a real node, so refused deletes and new pods interleave.
-    cluster = await startCluster({ startDelayMs: 150, nodes: 4 });
+    cluster = await startClusterOn(backend, { startDelayMs: 150, nodes: 4 });
   });
   after(() => cluster.stop());
 
@@ -92,7 +94,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
 
   /** Runs `change` and replays every pod and ReplicaSet write of the namespace during it. */
   async function observe(namespace: string, change: () => Promise<void>) {
-    const start = cluster.sandbox.resourceVersion;
+    const start = await cluster.history.resourceVersion();
     await change();
     const pods = new Map<string, Pod>();
     const replicas = new Map<string, number>();
@@ -101,7 +103,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     let maxActive = 0;
     let created = 0;
     let deleted = 0;
-    for (const record of cluster.sandbox.history!.records({ namespace })) {
+    for (const record of await cluster.history.records({ namespace })) {
       if (record.resource === 'replicasets.apps') replicas.set(record.name, (record.object.spec as { replicas?: number }).replicas ?? 0);
       if (record.resource !== 'pods') continue;
       if (record.type === 'DELETED') pods.delete(record.name);
@@ -168,7 +170,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     assert.deepEqual([result.created, result.deleted], [1, 1], `one pod deleted, one created: ${JSON.stringify(result)}`);
     assert.ok(result.maxActive <= 3, `never more than the 3 replicas: ${JSON.stringify(result)}`);
     assert.ok(result.minInService >= 2, `only the deleted pod left service: ${JSON.stringify(result)}`);
-    const writes = cluster.sandbox.history!.records({ namespace, resource: 'pods', name });
+    const writes = await cluster.history.records({ namespace, resource: 'pods', name });
     assert.ok(writes.some((r) => r.object.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)] === 'delete'), 'it went through the pod-delete lifecycle');
     const deletedAt = writes.find((r) => r.type === 'DELETED' || r.object.metadata.deletionTimestamp)!.time;
     assert.equal(cluster.loadBalancer.history.filter((h) => h.pod === name && h.at <= deletedAt).at(-1)?.change, 'deregister', 'out of traffic before it was deleted');
@@ -216,7 +218,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     await settled(namespace, 3, 'nginx:1.27');
     const service = `${namespace}/web`;
     await until(() => cluster.loadBalancer.isRegistered(service, 'db-2'), Boolean, 'db-2 in the load balancer');
-    const start = cluster.sandbox.resourceVersion;
+    const start = await cluster.history.resourceVersion();
     const traffic = cluster.loadBalancer.history.length;
     const db2 = () => cluster.client.get<Pod>(PODS, namespace, 'db-2');
 
@@ -228,7 +230,7 @@ describe('GraceDelete never costs extra availability', { skip: skipWithoutKubect
     await kubectl('label', 'pod', 'db-2', 'may-leave=yes', '-n', namespace);
     await until(db2, isServiceAvailable, 'db-2 in service');
 
-    const writes = cluster.sandbox.history!.records({ namespace, resource: 'pods', name: 'db-2', after: start });
+    const writes = await cluster.history.records({ namespace, resource: 'pods', name: 'db-2', after: start });
     assert.ok(
       writes.every((r) => r.type !== 'DELETED' && !r.object.metadata.deletionTimestamp),
       'db-2 was never deleted',

@@ -9,11 +9,11 @@ import type { Pod } from '../../src/api/kube.ts';
 import { OPERATION_TYPE_DELETE, POD_DELETE_LIFECYCLE_ID, TO_DELETE_LABEL, idLabelKey } from '../../src/api/protocol.ts';
 import { DEPLOYMENTS, PODS } from '../../src/kube/resources.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
-import { controlledPod, deploymentManifest, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, deploymentManifest, getPod, isServiceAvailable, serviceNamespace, startCluster, type SandboxCluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
 describe('GraceDelete and rollouts on the sandbox', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   before(async () => {
     cluster = await startCluster();
     await serviceNamespace(cluster, 'e2e');

@@ -1,35 +1,91 @@
-// End-to-end set-up: the local stack (sandbox with simulated nodes and controllers, the operator over HTTP,
-// the example load balancer) with zero simulation delays and the sandbox's write log on.
+// End-to-end set-up: podops installed and running on an API server (the operator over HTTP, the example load
+// balancer) with zero simulation delays, on a backend of test/support/backends.ts: the sandbox, or a real
+// control plane; and the history of what happened there, from watches (test/support/watch-history.ts).
 
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Sandbox } from '@podops/sandbox';
 import type { Pod } from '../../src/api/kube.ts';
 import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../../src/api/protocol.ts';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/cli/local-stack.ts';
-import { type KubeObject } from '../../src/kube/client.ts';
-import { NAMESPACES, PODS, SERVICES } from '../../src/kube/resources.ts';
+import { startPodopsOn, type LocalStackOptions, type PodopsStack } from '../../src/cli/local-stack.ts';
+import { unlessNotFound, type KubeClient, type KubeObject } from '../../src/kube/client.ts';
+import { MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, PODS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { WEBHOOK_NAMES } from '../../src/operator/webhook-configuration.ts';
+import { sandboxBackend, type ApiServer, type Backend } from '../support/backends.ts';
+import { startHistory, type ClusterHistory } from '../support/watch-history.ts';
 
-export interface Cluster extends LocalStack {
+export interface Cluster extends PodopsStack {
+  /** The backend's name, as the test titles have it. */
+  readonly backend: string;
   kubeconfigPath: string;
+  /** Every change of the pods, workloads, Jobs, namespaces and podops' resources since the start. */
+  history: ClusterHistory;
   stop(): Promise<void>;
 }
 
-export async function startCluster(options: Partial<LocalStackOptions> = {}): Promise<Cluster> {
+/** A cluster on the sandbox, whose own API (its write log, request counts) a test may read. */
+export interface SandboxCluster extends Cluster {
+  sandbox: Sandbox;
+}
+
+export type ClusterOptions = Partial<Omit<LocalStackOptions, 'port' | 'kubeconfigPath' | 'recordWrites'>>;
+
+async function launch<Server extends ApiServer>(backend: Backend<Server>, options: ClusterOptions): Promise<{ cluster: Cluster; server: Server }> {
   const kubeconfigPath = join(await mkdtemp(join(tmpdir(), 'podops-e2e-')), 'kubeconfig');
-  const abort = new AbortController();
-  const stack = await startLocalStack(
-    { port: 0, kubeconfigPath, demo: false, startDelayMs: 0, gracePeriodCapMs: 0, recordWrites: true, log: () => {}, ...options },
-    abort.signal,
-  );
-  return {
-    ...stack,
+  const server = await backend.start({
+    nodes: options.nodes ?? 3,
+    startDelayMs: options.startDelayMs ?? 0,
+    gracePeriodCapMs: options.gracePeriodCapMs ?? 0,
     kubeconfigPath,
+    ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
+  });
+  const abort = new AbortController();
+  let stack: PodopsStack | undefined;
+  let history: ClusterHistory;
+  try {
+    stack = await startPodopsOn(server.kubeconfig, { demo: false, log: () => {}, ...options }, abort.signal);
+    history = await startHistory(stack.client);
+  } catch (err) {
+    abort.abort();
+    await stack?.done;
+    await server.stop();
+    throw err;
+  }
+  const started = stack;
+  const cluster: Cluster = {
+    ...started,
+    backend: backend.name,
+    kubeconfigPath,
+    history,
     stop: async () => {
+      history.stop();
+      // Uninstalled as a user would, while the operator still serves: a cluster after this one on the same API
+      // server registers webhooks of its own, and nothing should call a server that is gone. (A test that took
+      // its API server away already has nothing to uninstall.)
+      await uninstallWebhooks(started.client).catch(() => {});
       abort.abort();
-      await stack.done;
+      await started.done;
+      await server.stop();
     },
   };
+  return { cluster, server };
+}
+
+async function uninstallWebhooks(client: KubeClient): Promise<void> {
+  await unlessNotFound(client.delete(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.mutatingConfiguration));
+  await unlessNotFound(client.delete(VALIDATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.validatingConfiguration));
+}
+
+/** podops on the sandbox. */
+export async function startCluster(options: ClusterOptions = {}): Promise<SandboxCluster> {
+  const { cluster, server } = await launch(sandboxBackend, options);
+  return { ...cluster, sandbox: server.sandbox };
+}
+
+/** podops on `backend`. */
+export async function startClusterOn(backend: Backend, options: ClusterOptions = {}): Promise<Cluster> {
+  return (await launch(backend, options)).cluster;
 }
 
 /** A namespace with a controlled Service `web` selecting `app: web`. */

@@ -1,5 +1,5 @@
-// A full PodOpsLifecycle on the sandbox, over HTTP only: the operator, its webhooks, the simulated kubelet
-// and the example load balancer. (The protocol's own scenarios, several lifecycles on a pod among them, are
+// A full PodOpsLifecycle over HTTP only, on the sandbox and on a real control plane: the operator, its webhooks,
+// the simulated kubelet and the example load balancer. (The protocol's own scenarios, several lifecycles on a pod among them, are
 // the conformance suite's: test/e2e/conformance.test.ts.)
 
 import assert from 'node:assert/strict';
@@ -12,13 +12,14 @@ import { podWriterFor } from '../../src/sdk/kube-writer.ts';
 import { OperationClient } from '../../src/sdk/operation-client.ts';
 import { allowOps, type LifecycleAdapter } from '../../src/sdk/operation.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
-import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, lifecycleLabels, serviceNamespace, startClusterOn, type Cluster } from './harness.ts';
+import { backends } from '../support/backends.ts';
 import { until } from '../support/wait.ts';
 
-describe('a full lifecycle on the sandbox', () => {
+for (const backend of backends) describe(`a full lifecycle on the ${backend.name}`, { skip: backend.skip }, () => {
   let cluster: Cluster;
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startClusterOn(backend);
     await serviceNamespace(cluster, 'e2e');
   });
   after(() => cluster.stop());
@@ -43,7 +44,7 @@ describe('a full lifecycle on the sandbox', () => {
     await until(() => cluster.loadBalancer.isRegistered('e2e/web', 'web-0'), Boolean, 'web-0 back in the load balancer');
     assert.deepEqual(lifecycleLabels(done), []);
 
-    const seen = cluster.sandbox.history!.records('pods').filter((r) => r.name === 'web-0').map((r) => r.object as unknown as Pod);
+    const seen = (await cluster.history.records({ resource: 'pods', namespace: 'e2e', name: 'web-0' })).map((r) => r.object as unknown as Pod);
     // service-available comes back only with the load balancer's finalizer (its word that it routes to the pod),
     // in the very write that puts the finalizer back: no write of its own.
     const since = seen.findIndex((p) => p.metadata.labels?.['operating.podopslifecycle.kusionstack.io/upgrade'] !== undefined);

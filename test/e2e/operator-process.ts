@@ -4,9 +4,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before } from 'node:test';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { registerWebhooks, type LocalStackOptions } from '../../src/cli/local-stack.ts';
+import { registerWebhooks } from '../../src/cli/local-stack.ts';
+import type { Backend } from '../support/backends.ts';
 import { freePort } from '../support/wait.ts';
-import { startCluster, type Cluster } from './harness.ts';
+import { startCluster, startClusterOn, type Cluster, type ClusterOptions, type SandboxCluster } from './harness.ts';
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -117,16 +118,21 @@ function leaderElectArgs(leaderElect: boolean | LeaseTimings | undefined): strin
   ];
 }
 
-/** A sandbox cluster whose webhooks `podops operator` serves as a child process. */
-export interface ClusterWithOperatorProcess {
-  readonly cluster: Cluster;
+/** A cluster whose webhooks `podops operator` serves as a child process. */
+export interface ClusterWithOperatorProcess<C extends Cluster = Cluster> {
+  readonly cluster: C;
   readonly operator: OperatorProcess;
   /** Starts the operator again on the same webhook port (after a kill) and waits until it serves. */
   relaunch(): Promise<void>;
 }
 
-/** Registers `before`/`after` hooks of the enclosing suite that start and stop a {@link ClusterWithOperatorProcess}. */
-export function clusterWithOperatorProcess(options: Partial<LocalStackOptions> = {}): ClusterWithOperatorProcess {
+/**
+ * Registers `before`/`after` hooks of the enclosing suite that start and stop a {@link ClusterWithOperatorProcess}
+ * on `backend`, or on the sandbox.
+ */
+export function clusterWithOperatorProcess(options?: ClusterOptions): ClusterWithOperatorProcess<SandboxCluster>;
+export function clusterWithOperatorProcess(options: ClusterOptions, backend: Backend): ClusterWithOperatorProcess;
+export function clusterWithOperatorProcess(options: ClusterOptions = {}, backend?: Backend): ClusterWithOperatorProcess {
   let cluster: Cluster | undefined;
   let operator: OperatorProcess | undefined;
   const relaunch = async (port?: number): Promise<void> => {
@@ -134,7 +140,7 @@ export function clusterWithOperatorProcess(options: Partial<LocalStackOptions> =
     await operator.ready();
   };
   before(async () => {
-    cluster = await startCluster({ operator: 'external', ...options });
+    cluster = await (backend ? startClusterOn(backend, { operator: 'external', ...options }) : startCluster({ operator: 'external', ...options }));
     await relaunch();
     await registerWebhooks(cluster.client, `127.0.0.1:${operator!.webhookPort}`);
   });

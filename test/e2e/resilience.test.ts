@@ -18,7 +18,7 @@ import { writePod } from '../../src/sdk/write-pod.ts';
 import { checkStoredState } from '../support/invariants.ts';
 import { open, targetOf } from '../support/hostile-http.ts';
 import { post } from '../support/tls.ts';
-import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { controlledPod, getPod, isServiceAvailable, serviceNamespace, startCluster, type SandboxCluster } from './harness.ts';
 import { sleep, until } from '../support/wait.ts';
 import { clusterWithOperatorProcess, startOperatorProcess, type LeaseTimings, type OperatorProcess } from './operator-process.ts';
 
@@ -99,7 +99,7 @@ describe('operator killed with SIGKILL during 50 concurrent lifecycles', () => {
 });
 
 describe('two replicas with leader election', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   let first: OperatorProcess;
   let second: OperatorProcess;
   before(async () => {
@@ -148,7 +148,7 @@ describe('two replicas with leader election', () => {
 });
 
 describe('graceful shutdown on SIGTERM', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   let leader: OperatorProcess | undefined;
   let standby: OperatorProcess | undefined;
   before(async () => {
@@ -194,7 +194,7 @@ describe('graceful shutdown on SIGTERM', () => {
 });
 
 describe('SIGTERM while the API server keeps its webhook connections open', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   let operator: OperatorProcess | undefined;
   before(async () => {
     cluster = await startCluster({ operator: 'external' });

@@ -1,6 +1,7 @@
-// Rollout lifecycle hooks on the sandbox, over HTTP: the operator holds a hooked workload in the write that
-// changes its template and steps it point by point, running hook Jobs at each. What happened is read off the
-// sandbox's write log: which pods existed when each Job was created. Every test has a namespace of its own; all
+// Rollout lifecycle hooks over HTTP, on the sandbox and on a real control plane (kube-controller-manager's
+// workload and Job controllers): the operator holds a hooked workload in the write that changes its template and
+// steps it point by point, running hook Jobs at each. What happened is read off the watches' history: which pods
+// existed when each Job was created. Every test has a namespace of its own; all
 // but the first run at once (a Deployment's point is exact only while podops reacts faster than pods start, so
 // that one runs alone).
 
@@ -26,7 +27,8 @@ import { DAEMONSETS, DEPLOYMENTS, JOBS, NAMESPACES, PODTRANSITIONRULES, ROLLOUTL
 import { runCli } from '../support/cli.ts';
 import { until } from '../support/wait.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
-import { serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { backends } from '../support/backends.ts';
+import { serviceNamespace, startClusterOn, type Cluster } from './harness.ts';
 import { clusterWithOperatorProcess } from './operator-process.ts';
 
 type Kind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
@@ -58,12 +60,12 @@ interface HookedOptions {
   controlled?: boolean;
 }
 
-describe('rollout lifecycle hooks', () => {
+for (const backend of backends) describe(`rollout lifecycle hooks on the ${backend.name}`, { skip: backend.skip }, () => {
   let cluster: Cluster;
   let namespaces = 0;
   before(async () => {
     // Containers start in 300 ms, as a fast real node would (a Deployment is stepped by pausing it: see docs/rollout-hooks.md).
-    cluster = await startCluster({ startDelayMs: 300, nodes: NODES });
+    cluster = await startClusterOn(backend, { startDelayMs: 300, nodes: NODES });
   });
   after(() => cluster.stop());
 
@@ -123,9 +125,9 @@ describe('rollout lifecycle hooks', () => {
     return { kind, namespace, type, get, rollout, rolledOut, rl, jobs, jobOf, phase };
   }
 
-  /** The pods of the namespace running `image` when the Job was created (from the write log). */
-  function podsWhenCreated(namespace: string, job: string, image: string): { exist: number; ready: number } {
-    const records = cluster.sandbox.history!.records();
+  /** The pods of the namespace running `image` when the Job was created (from the history). */
+  async function podsWhenCreated(namespace: string, job: string, image: string): Promise<{ exist: number; ready: number }> {
+    const records = await cluster.history.records({ namespace });
     const at = records.findIndex((r) => r.resource === 'jobs.batch' && r.type === 'ADDED' && r.namespace === namespace && r.name === job);
     assert.ok(at >= 0, `Job ${job} was created`);
     const pods = new Map<string, Pod | undefined>();
@@ -151,11 +153,11 @@ describe('rollout lifecycle hooks', () => {
     assert.deepEqual(done.status?.hooks?.map((h) => `${h.name}:${h.phase}`), ['migrate:Succeeded', 'smoke:Succeeded', 'notify:Succeeded']);
     const [migrate, smoke, notify] = ['migrate', 'smoke', 'notify'].map((name) => done.status?.hooks?.find((h) => h.name === name)?.job ?? '');
     // Point 0 before any new pod exists; 50% with exactly 2 of 4 new pods ready; the end with all 4.
-    assert.deepEqual(podsWhenCreated(w.namespace, migrate!, 'nginx:1.28'), { exist: 0, ready: 0 });
-    const atSmoke = podsWhenCreated(w.namespace, smoke!, 'nginx:1.28');
+    assert.deepEqual(await podsWhenCreated(w.namespace, migrate!, 'nginx:1.28'), { exist: 0, ready: 0 });
+    const atSmoke = await podsWhenCreated(w.namespace, smoke!, 'nginx:1.28');
     assert.equal(atSmoke.ready, 2, `exactly the point: ${JSON.stringify(atSmoke)}`);
     assert.equal(atSmoke.exist, 2, 'no new pod beyond the point');
-    assert.equal(podsWhenCreated(w.namespace, notify!, 'nginx:1.28').ready, 4);
+    assert.equal((await podsWhenCreated(w.namespace, notify!, 'nginx:1.28')).ready, 4);
     const smokeJob = await w.jobOf(done, 'smoke');
     const vars = env(smokeJob);
     assert.equal(vars.K8S_ROLLOUT_TYPE, 'ROLLOUT');
@@ -291,7 +293,7 @@ describe('rollout lifecycle hooks', () => {
 
     test('controlled pods of a hooked Deployment still go through PodOpsLifecycle and its PodTransitionRule inside the held rollout', async () => {
       const w = await hooked('Deployment', [hook('first', 1), hook('second', 2)], { replicas: 3, controlled: true, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
-      const start = cluster.sandbox.history!.records().length;
+      const start = await cluster.history.resourceVersion();
       await w.rollout('nginx:1.28');
       await w.phase('Complete');
       await until(w.get, w.rolledOut, 'the old pods gone');
@@ -301,8 +303,7 @@ describe('rollout lifecycle hooks', () => {
       const passedByRule = new Set<string>();
       let held = false;
       const goneWhileHeld: string[] = [];
-      for (const record of cluster.sandbox.history!.records().slice(start)) {
-        if (record.namespace !== w.namespace) continue;
+      for (const record of await cluster.history.records({ namespace: w.namespace, after: start })) {
         if (record.resource === 'deployments.apps') held = record.object.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION] !== undefined;
         if (record.resource === 'podtransitionrules.apps.kusionstack.io') {
           for (const detail of (record.object as unknown as PodTransitionRule).status?.details ?? []) if (detail.stage === 'PreCheck' && detail.passed) passedByRule.add(detail.name ?? '');
@@ -321,8 +322,8 @@ describe('rollout lifecycle hooks', () => {
   });
 });
 
-describe('rollout hooks and a failing operator', () => {
-  const stack = clusterWithOperatorProcess({ startDelayMs: 300 });
+for (const backend of backends) describe(`rollout hooks and a failing operator on the ${backend.name}`, { skip: backend.skip }, () => {
+  const stack = clusterWithOperatorProcess({ startDelayMs: 300 }, backend);
 
   test('a Deployment without a RolloutLifecycle rolls out while the operator is down', async () => {
     const { client } = stack.cluster;
@@ -362,7 +363,7 @@ describe('rollout hooks and a failing operator', () => {
       await stack.relaunch();
     }
     const done = await until(rl, (r) => r.status?.rollout?.phase === 'Complete', 'the rollout to complete', 60_000);
-    const created = stack.cluster.sandbox.history!.records('jobs.batch').filter((r) => r.type === 'ADDED' && r.namespace === 'chaos').map((r) => r.name);
+    const created = (await stack.cluster.history.records({ resource: 'jobs.batch', namespace: 'chaos', type: 'ADDED' })).map((r) => r.name);
     assert.deepEqual(created, ['migrate', 'smoke', 'notify'].map((n) => done.status?.hooks?.find((h) => h.name === n)?.job), 'each hook\'s Job created once, in point order');
     const after = await get();
     assert.equal(JSON.stringify({ paused: after.spec.paused, strategy: after.spec.strategy }), JSON.stringify({ paused: before.spec.paused, strategy: before.spec.strategy }));

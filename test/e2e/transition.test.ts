@@ -12,14 +12,14 @@ import { DEPLOYMENTS, PODS, PODTRANSITIONRULES } from '../../src/kube/resources.
 import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
 import { runCli } from '../support/cli.ts';
-import { deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
+import { deploymentManifest, isServiceAvailable, serviceNamespace, startCluster, type SandboxCluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
 /** Taken out of service by podops: a lifecycle past PreCheck. */
 const takenOut = (pod: Pod): boolean => [...parseLifecycles(pod.metadata.labels).byId.values()].some((l) => lifecyclePhase(l) !== 'PreCheck');
 
 describe('PodTransitionRule on GraceDelete', () => {
-  let cluster: Cluster;
+  let cluster: SandboxCluster;
   before(async () => {
     // Replacements take a few seconds to start: long enough to see the rule hold the pods back.
     cluster = await startCluster({ startDelayMs: 3000 });

@@ -321,14 +321,17 @@ function isNoOp(object: KubeObject, current: KubeObject): boolean {
   return jsonEqual(strip(object), strip(current));
 }
 
-/** Once the last finalizer of an object being deleted goes, the object goes (pods: unless a grace period runs on a node). */
+/**
+ * An object being deleted goes with an update that leaves it no finalizer, unless a grace period is pending (a
+ * pod on a node, even a terminal one: the kubelet's DELETE ends the wait), as the real store's
+ * shouldDeleteDuringUpdate decides.
+ */
 function shouldDeleteDuringUpdate(def: ResourceDefinition, object: KubeObject, old: KubeObject): boolean {
   if ((object.metadata.finalizers ?? []).length > 0) return false;
   if (!old.metadata.deletionTimestamp) return false;
   if (def.strategy.blocksDeletion?.(object)) return false;
   const grace = old.metadata.deletionGracePeriodSeconds;
-  if (grace === undefined || grace === 0) return true;
-  return def.strategy.deleteDuringUpdateDespiteGrace?.(object) ?? false;
+  return grace === undefined || grace === 0;
 }
 
 /** Custom resources require a resourceVersion on PUT; the error names the resource, not the Kind. */

@@ -29,7 +29,7 @@ import { allVerbs, defineResource } from './define.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
 import { hpaToV1, hpaToV2 } from './hpa-conversion.ts';
 import { beginNamespaceDeletion, namespaceBlocksDeletion, prepareNamespaceForFinalize } from './namespace-rules.ts';
-import { podDeletableDespiteGrace, podGracePeriod, preparePodForEphemeralContainersUpdate } from './pod-rules.ts';
+import { podGracePeriod, preparePodForEphemeralContainersUpdate } from './pod-rules.ts';
 import { serviceAllocators, type ServiceAllocators, type StoredServices } from './service-allocation.ts';
 import { makeStrategy, type GenerationRule, type KindRules, type StatusMetadataRule } from './strategy.ts';
 import type { HandledSubresource, ResourceDefinition, ScaleSubresource, TablePrinter } from './types.ts';
@@ -158,7 +158,6 @@ export function builtinResources(deps: BuiltinDependencies): ResourceDefinition[
       initialStatus: initialPodStatus,
       extras: {
         gracePeriod: podGracePeriod,
-        deleteDuringUpdateDespiteGrace: podDeletableDespiteGrace,
         prepareForEphemeralContainersUpdate: preparePodForEphemeralContainersUpdate,
         validateEphemeralContainersUpdate: (pod, old) => validateEphemeralContainersUpdate({ group: '', version: 'v1', kind: 'Pod' }, pod, old),
       },

@@ -1,6 +1,7 @@
-// The pod registry's own rules: the grace period of a DELETE (CheckGracefulDelete), when removing the
-// last finalizer deletes a pod that was waiting for its grace period, and what a write to
-// `/ephemeralcontainers` may change.
+// The pod registry's own rules: the grace period of a DELETE (CheckGracefulDelete) and what a write to
+// `/ephemeralcontainers` may change. A pod waiting out its grace period stays, whatever its phase and
+// finalizers, until a DELETE ends the wait (the kubelet's, with gracePeriodSeconds 0): kube-apiserver deletes
+// an object during an update only once no grace period is pending.
 
 import { isJsonObject, type JsonObject, type KubeObject } from '../meta/object.ts';
 
@@ -19,8 +20,6 @@ export function podGracePeriod(pod: KubeObject, requested: number | undefined): 
   return period;
 }
 
-/** A pod no kubelet will finish (unscheduled or terminal) goes as soon as its last finalizer does. */
-export const podDeletableDespiteGrace = (pod: KubeObject): boolean => !nodeNameOf(pod) || terminalPhase(pod);
 
 /**
  * dropNonEphemeralContainerUpdates: the stored spec with the new ephemeral containers, the stored status,

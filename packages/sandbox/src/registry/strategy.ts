@@ -52,7 +52,6 @@ export interface StrategyConfig {
     Pick<
       ResourceStrategy,
       | 'gracePeriod'
-      | 'deleteDuringUpdateDespiteGrace'
       | 'beginDeletion'
       | 'blocksDeletion'
       | 'defaultPropagation'

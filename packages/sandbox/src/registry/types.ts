@@ -101,8 +101,6 @@ export interface ResourceStrategy {
    * for kinds that are deleted at once.
    */
   gracePeriod?(object: KubeObject, requested: number | undefined): number | undefined;
-  /** Removing the last finalizer deletes the object even though a grace period was pending (pods not on a node). */
-  deleteDuringUpdateDespiteGrace?(object: KubeObject): boolean;
   /** Namespaces: the first DELETE only marks the object (deletionTimestamp, Terminating phase). */
   beginDeletion?(object: KubeObject, now: number): void;
   /** Something besides metadata.finalizers holds a deleting object (a namespace's spec.finalizers). */

@@ -1,0 +1,137 @@
+// The API servers the end-to-end suites run on: the sandbox (an embedded API server with simulated nodes and
+// workload controllers), and a real control plane (etcd, kube-apiserver and kube-controller-manager from
+// KUBEBUILDER_ASSETS, with the sandbox's simulated nodes as its clients). A suite runs the same tests on each,
+// naming the backend in its title; the real control plane's variants skip, saying why, where it cannot start.
+// A test process keeps one control plane for the clusters it starts one after the other (each with simulated
+// nodes of its own), since its start costs seconds where a sandbox's costs milliseconds.
+
+import { writeFile } from 'node:fs/promises';
+import type { ControlPlane, Sandbox } from '@podops/sandbox';
+import { controlPlaneUnavailable, startControlPlane, startSandbox, startSimulatedNodes } from '@podops/sandbox';
+import { KubeClient, unlessNotFound } from '../../src/kube/client.ts';
+import { NAMESPACES, NODES } from '../../src/kube/resources.ts';
+
+export interface ApiServerOptions {
+  /** Simulated nodes. */
+  nodes: number;
+  /** The simulated kubelet's container start delay. */
+  startDelayMs: number;
+  /** Cap of the simulated containers' termination grace period. */
+  gracePeriodCapMs: number;
+  /** Where to write the admin kubeconfig. */
+  kubeconfigPath: string;
+  /** An AdmissionConfiguration (kube-apiserver's --admission-control-config-file). */
+  admissionControlConfigFile?: string;
+}
+
+export interface ApiServer {
+  /** The admin's kubeconfig (YAML). */
+  readonly kubeconfig: string;
+  stop(): Promise<void>;
+}
+
+export interface Backend<Server extends ApiServer = ApiServer> {
+  /** As the test titles name it. */
+  readonly name: string;
+  /** node:test's `skip`: why this backend cannot run here, or false. */
+  readonly skip: string | false;
+  start(options: ApiServerOptions): Promise<Server>;
+}
+
+export const sandboxBackend: Backend<ApiServer & { sandbox: Sandbox }> = {
+  name: 'sandbox',
+  skip: false,
+  async start(options) {
+    const sandbox = await startSandbox({
+      kubeconfigPath: options.kubeconfigPath,
+      // The write log stays on for the suites that read it off the sandbox itself.
+      recordWrites: true,
+      ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
+      simulation: { nodes: options.nodes, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs } },
+    });
+    return { kubeconfig: sandbox.kubeconfig, sandbox, stop: () => sandbox.stop() };
+  },
+};
+
+const unavailable = await controlPlaneUnavailable({ controllerManager: true });
+
+/** Namespaces of the control plane itself, which a cluster leaves to the next. */
+const SYSTEM_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+/** How long an unused shared control plane waits for the next cluster of the process before it stops. */
+const LINGER_MS = 1000;
+
+/** The process's control plane, while a cluster uses it or for a moment after. */
+let shared: { plane: Promise<ControlPlane>; inUse: boolean; linger?: NodeJS.Timeout } | undefined;
+
+/** The shared control plane, or a plane of its own for a cluster that needs other flags or starts beside another. */
+async function acquirePlane(options: ApiServerOptions): Promise<{ plane: ControlPlane; release(): Promise<void> }> {
+  const flags = options.admissionControlConfigFile === undefined ? [] : [`--admission-control-config-file=${options.admissionControlConfigFile}`];
+  if (flags.length || shared?.inUse) {
+    const plane = await startControlPlane({ controllerManager: true, apiServerFlags: flags });
+    return { plane, release: () => plane.stop() };
+  }
+  const mine = (shared ??= { plane: startControlPlane({ controllerManager: true }), inUse: false });
+  clearTimeout(mine.linger);
+  mine.inUse = true;
+  let plane: ControlPlane;
+  try {
+    plane = await mine.plane;
+  } catch (err) {
+    shared = undefined;
+    throw err;
+  }
+  return {
+    plane,
+    async release() {
+      mine.inUse = false;
+      mine.linger = setTimeout(() => {
+        if (shared === mine) shared = undefined;
+        void plane.stop();
+      }, LINGER_MS);
+    },
+  };
+}
+
+/**
+ * What a cluster leaves behind for the next one on the same control plane: its nodes go (their Node objects
+ * too: the next cluster registers its own, and a node without a kubelet must not be scheduled to), and so do the
+ * namespaces it made (their deletion ends in the background, the next cluster's kubelets stopping their pods).
+ */
+async function clearCluster(plane: ControlPlane): Promise<void> {
+  const client = KubeClient.fromKubeconfigText(plane.kubeconfig);
+  try {
+    for (const node of (await client.list<{ metadata: { name?: string } }>(NODES)).items) await unlessNotFound(client.delete(NODES, undefined, node.metadata.name!));
+    for (const namespace of (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items) {
+      if (!SYSTEM_NAMESPACES.has(namespace.metadata.name!)) await unlessNotFound(client.delete(NAMESPACES, undefined, namespace.metadata.name!));
+    }
+  } finally {
+    client.close();
+  }
+}
+
+export const realControlPlaneBackend: Backend = {
+  name: 'real control plane',
+  skip: unavailable ? `no real control plane: ${unavailable}` : false,
+  async start(options) {
+    const { plane, release } = await acquirePlane(options);
+    let nodes;
+    try {
+      await writeFile(options.kubeconfigPath, plane.kubeconfig, { mode: 0o600 });
+      nodes = await startSimulatedNodes({ kubeconfig: plane.kubeconfig, nodes: options.nodes, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs } });
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return {
+      kubeconfig: plane.kubeconfig,
+      async stop() {
+        await nodes.stop();
+        await clearCluster(plane).catch(() => {});
+        await release();
+      },
+    };
+  },
+};
+
+/** Every backend, the sandbox first. */
+export const backends: readonly Backend[] = [sandboxBackend, realControlPlaneBackend];
