@@ -198,7 +198,7 @@ async function reconcileRows(): Promise<[string, string][]> {
     for (let round = 0; round < 20; round++) {
       const before = await currentRv();
       const started = performance.now();
-      await reconciler.reconcile(request);
+      await reconciler.reconcile(request, AbortSignal.timeout(60_000));
       const ms = performance.now() - started;
       const after = await currentRv();
       if (after === before && calls.inFlight === 0) break;
@@ -210,7 +210,7 @@ async function reconcileRows(): Promise<[string, string][]> {
     const times: number[] = [];
     for (let i = 0; i < 10; i++) {
       const started = performance.now();
-      await reconciler.reconcile(request);
+      await reconciler.reconcile(request, AbortSignal.timeout(60_000));
       times.push(performance.now() - started);
     }
     const status = rules.get('shop', 'checkout')?.status;

@@ -162,6 +162,9 @@ async function usedAccess(leftOut: readonly string[] = []): Promise<Set<string>>
     [`${join('src', 'kube', 'informer.ts')}:type`]: informed,
     [`${join('src', 'webhook', 'certificate-manager.ts')}:type`]: ['MUTATING_WEBHOOK_CONFIGURATIONS', 'VALIDATING_WEBHOOK_CONFIGURATIONS'],
     [`${join('src', 'controllers', 'rollout-controller.ts')}:WORKLOAD_TYPES[kind]`]: ['DEPLOYMENTS', 'STATEFULSETS', 'DAEMONSETS'],
+    // The requests src/rollout/writes.ts builds, sent as they are; a release made again reads its workload afresh.
+    [`${join('src', 'controllers', 'rollout-controller.ts')}:RESOURCES[request.kind]`]: ['JOBS', 'REPLICASETS', 'ROLLOUTLIFECYCLES', 'DEPLOYMENTS', 'STATEFULSETS', 'DAEMONSETS'],
+    [`${join('src', 'controllers', 'rollout-controller.ts')}:RESOURCES[sending.kind]`]: ['DEPLOYMENTS', 'STATEFULSETS', 'DAEMONSETS'],
     // The owners a pod's or a ReplicaSet's owner reference names, read live when the cache lacks them.
     [`${join('src', 'cache', 'workloads.ts')}:type`]: ['REPLICASETS', 'DEPLOYMENTS'],
   };
@@ -177,12 +180,14 @@ async function usedAccess(leftOut: readonly string[] = []): Promise<Set<string>>
       const text = callText(source, (match.index ?? 0) + match[0].length - 1);
       const first = (text.split(',')[0] ?? '').trim();
       const verb = match[1] as string;
-      // A subresource the request the pure core builds chooses (pods or pods/status).
-      const subresources = /subresource: write\.subresource/.test(text) ? [undefined, 'status'] : [/subresource: '(\w+)'/.exec(text)?.[1]];
+      // A subresource the request the pure core builds chooses: pods or pods/status (podWrite), a RolloutLifecycle or
+      // its status (src/rollout/writes.ts).
+      const chosen = /subresource: (write|request)\.subresource/.test(text);
+      const subresourcesOf = (name: string) => (chosen ? [undefined, ...(['PODS', 'ROLLOUTLIFECYCLES'].includes(name) ? ['status'] : [])] : [/subresource: '(\w+)'/.exec(text)?.[1]]);
       // watch takes a path; the informer builds it from its type.
       const names = verb === 'watch' || !(first in CONSTANTS) ? variables[`${file}:${verb === 'watch' ? 'type' : first}`] : [first];
       assert.ok(names, `${relative(ROOT, join(ROOT, file))}: cannot tell which resource \`client.${verb}(${first}, ...)\` reaches; add it to this test`);
-      for (const name of names) for (const subresource of subresources) grant(name, verb === 'watch' ? 'watch' : (CALL_VERBS[verb] as string), subresource);
+      for (const name of names) for (const subresource of subresourcesOf(name)) grant(name, verb === 'watch' ? 'watch' : (CALL_VERBS[verb] as string), subresource);
     }
   }
   return used;

@@ -11,7 +11,7 @@
 // Reconciles are keyed by Service and level-triggered.
 
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, type Pod, type Service } from '../../src/api/index.ts';
-import { Controller, Informer, isConflict, isNotFound, keyOf, type KubeClient, type Logger, PODS, type Reconciler, type Request, type Result, SERVICES, silentLogger } from '../../src/kube/index.ts';
+import { Controller, Informer, isNotFound, keyOf, type KubeClient, type Logger, PODS, type Reconciler, type Request, type Result, SERVICES, silentLogger } from '../../src/kube/index.ts';
 import { isDeleting } from '../../src/lifecycle/index.ts';
 import { addFinalizer, expectedFinalizerKey, lifecycleReady, type PodChange, protectionFinalizer, removeExpectedFinalizers, removeFinalizer, setExpectedFinalizers, writePod } from '../../src/sdk/index.ts';
 import { SimulatedLoadBalancer } from './load-balancer.ts';
@@ -46,41 +46,37 @@ export class LoadBalancerReconciler implements Reconciler {
     this.#lb = lb;
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+  /** `signal` aborts when the controller stops: passed to every request, so a stop cancels those in flight. */
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const serviceKey = keyOf(namespace, name);
     const service = this.#services.get(namespace, name);
     const finalizer = protectionFinalizer(name);
     const entry = expectedFinalizerKey('Service', namespace, name);
     const selected = service && !isDeleting(service) ? this.#pods.list(namespace).filter((p) => selects(service, p)) : [];
-    try {
-      for (const pod of selected) {
-        if (lifecycleReady(pod)) {
-          // The finalizer means "this controller may route traffic to the pod": it must be on the pod before the
-          // first request is routed. A stale read fails the resourceVersion guard and registers nothing.
-          await this.#write(pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => addFinalizer(p, finalizer)));
-          this.#lb.register(serviceKey, pod.metadata.name ?? '');
-        } else {
-          this.#lb.deregister(serviceKey, pod.metadata.name ?? '');
-          await this.#write(pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => removeFinalizer(p, finalizer)));
-        }
+    // A Conflict is the harness's: the pod's newer version reaches the informer, whose event brings the Service back.
+    for (const pod of selected) {
+      if (lifecycleReady(pod)) {
+        // The finalizer means "this controller may route traffic to the pod": it must be on the pod before the
+        // first request is routed. A stale read fails the resourceVersion guard and registers nothing.
+        await this.#write(signal, pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => addFinalizer(p, finalizer)));
+        this.#lb.register(serviceKey, pod.metadata.name ?? '');
+      } else {
+        this.#lb.deregister(serviceKey, pod.metadata.name ?? '');
+        await this.#write(signal, pod, chain(pod, (p) => setExpectedFinalizers(p, { [entry]: finalizer }), (p) => removeFinalizer(p, finalizer)));
       }
-      // Pods no longer behind the Service (relabelled, or the Service is gone): out of the LB, out of the protocol.
-      const selectedNames = new Set(selected.map((p) => p.metadata.name));
-      for (const podName of this.#lb.backends(serviceKey).filter((n) => !selectedNames.has(n))) this.#lb.deregister(serviceKey, podName);
-      for (const pod of this.#pods.list(namespace).filter((p) => !selectedNames.has(p.metadata.name))) {
-        await this.#write(pod, chain(pod, (p) => removeFinalizer(p, finalizer), (p) => removeExpectedFinalizers(p, [entry])));
-      }
-    } catch (err) {
-      if (isConflict(err)) return { requeue: true };
-      throw err;
     }
-    return;
+    // Pods no longer behind the Service (relabelled, or the Service is gone): out of the LB, out of the protocol.
+    const selectedNames = new Set(selected.map((p) => p.metadata.name));
+    for (const podName of this.#lb.backends(serviceKey).filter((n) => !selectedNames.has(n))) this.#lb.deregister(serviceKey, podName);
+    for (const pod of this.#pods.list(namespace).filter((p) => !selectedNames.has(p.metadata.name))) {
+      await this.#write(signal, pod, chain(pod, (p) => removeFinalizer(p, finalizer), (p) => removeExpectedFinalizers(p, [entry])));
+    }
   }
 
-  async #write(pod: Pod, change: PodChange): Promise<void> {
+  async #write(signal: AbortSignal, pod: Pod, change: PodChange): Promise<void> {
     if (!change.changed) return;
     try {
-      await writePod(this.#client, pod, change.pod);
+      await writePod(this.#client, pod, change.pod, signal);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

@@ -4,7 +4,7 @@
 // in `podops.example/restarted`, where a real one would restart containers) and finishes the lifecycle.
 
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE, type Pod } from '../../src/api/index.ts';
-import { Controller, Informer, isConflict, isNotFound, keyOf, type KubeClient, type Logger, nowNanos, PODS, type Reconciler, type Request, type Result, silentLogger } from '../../src/kube/index.ts';
+import { Controller, Informer, isNotFound, keyOf, type KubeClient, type Logger, nowNanos, PODS, type Reconciler, type Request, type Result, silentLogger } from '../../src/kube/index.ts';
 import { allowOps, begin, finish, hasLifecycle, isDuringOps, type LifecycleAdapter, writePod } from '../../src/sdk/index.ts';
 
 export const RESTART_ANNOTATION = 'podops.example/restart';
@@ -23,7 +23,8 @@ export class RestartReconciler implements Reconciler {
     this.#delaySeconds = operationDelaySeconds;
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+  /** `signal` aborts when the controller stops: passed to every request, so a stop cancels those in flight. */
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const pod = this.#pods.get(namespace, name);
     const token = pod?.metadata.annotations?.[RESTART_ANNOTATION];
     if (!pod || token === undefined || pod.metadata.annotations?.[RESTARTED_ANNOTATION] === token) return;
@@ -33,7 +34,7 @@ export class RestartReconciler implements Reconciler {
         // A lifecycle of ours that is still completing: wait for it to end before starting the next one.
         if (hasLifecycle(restartAdapter.id, pod)) return;
         const { pod: begun, changed } = begin(restartAdapter, pod, now);
-        if (changed) await writePod(this.#client, pod, begun);
+        if (changed) await writePod(this.#client, pod, begun, signal);
         return;
       }
       const { allowed, requeueAfterMs } = allowOps(restartAdapter, this.#delaySeconds, pod, now);
@@ -43,10 +44,10 @@ export class RestartReconciler implements Reconciler {
         return true;
       };
       const { pod: finished } = finish(restartAdapter, pod, now, record);
-      await writePod(this.#client, pod, finished);
+      await writePod(this.#client, pod, finished, signal);
     } catch (err) {
+      // The pod is gone: nothing to restart. (A Conflict is the harness's: the newer version's event brings the pod back.)
       if (isNotFound(err)) return;
-      if (isConflict(err)) return { requeue: true };
       throw err;
     }
     return;

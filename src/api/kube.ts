@@ -160,6 +160,9 @@ export interface Node {
   [field: string]: unknown;
 }
 
+/** RFC 3339 with second precision, as metav1.Time serialises (`2024-06-04T12:58:05Z`). */
+export const rfc3339 = (time: Date | number): string => new Date(time).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 /** An RFC 6902 operation, as admission responses carry them. */
 export type JsonPatchOperation =
   | { op: 'add' | 'replace'; path: string; value: unknown }

@@ -4,7 +4,7 @@
 // the types; podtransitionrule.test.ts checks that every typed field is in the schema and vice versa.
 
 import type { ObjectMeta } from './kube.ts';
-import { array, bool, int64, intOrString, object, str, strings, time, type Schema } from './schema.ts';
+import { array, bool, customResourceDefinition, int64, intOrString, object, resourceSchema, str, strings, time, type CustomResource, type Schema } from './schema.ts';
 import { labelSelectorSchema, type LabelSelector } from './selector.ts';
 
 export const PTR_GROUP = 'apps.kusionstack.io';
@@ -352,42 +352,22 @@ function statusSchema(): Schema {
 }
 
 /** The openAPIV3Schema of PodTransitionRule. */
-export function podTransitionRuleSchema(): Schema {
-  return object('PodTransitionRule gates the PreCheck and PostCheck stages of PodOpsLifecycle for the selected pods.', {
-    apiVersion: str('APIVersion of the object.'),
-    kind: str('Kind of the object.'),
-    metadata: { type: 'object' },
-    spec: specSchema(),
-    status: statusSchema(),
-  });
-}
+const POD_TRANSITION_RULE: CustomResource = {
+  group: PTR_GROUP,
+  version: PTR_VERSION,
+  names: { plural: PTR_PLURAL, singular: PTR_SINGULAR, kind: PTR_KIND, listKind: PTR_LIST_KIND, shortNames: [PTR_SHORT_NAME] },
+  description: 'PodTransitionRule gates the PreCheck and PostCheck stages of PodOpsLifecycle for the selected pods.',
+  spec: specSchema(),
+  status: statusSchema(),
+  printerColumns: [
+    { name: 'Targets', type: 'integer', jsonPath: '.status.summary.targets', description: 'Selected pods.' },
+    { name: 'Checking', type: 'integer', jsonPath: '.status.summary.checking', description: 'Selected pods now in PreCheck or PostCheck (a pod that passed its PreCheck and is being operated is not counted).' },
+    { name: 'Passed', type: 'integer', jsonPath: '.status.summary.passed', description: 'Of the pods being checked, those its rules let through their stage.' },
+    { name: 'Blocked', type: 'integer', jsonPath: '.status.summary.blocked', description: 'Of the pods being checked, those a rule holds.' },
+  ],
+};
+
+export const podTransitionRuleSchema = (): Schema => resourceSchema(POD_TRANSITION_RULE);
 
 /** The apiextensions.k8s.io/v1 CustomResourceDefinition of PodTransitionRule. */
-export function podTransitionRuleCRD(): Record<string, unknown> {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: PTR_CRD_NAME },
-    spec: {
-      group: PTR_GROUP,
-      scope: 'Namespaced',
-      names: { plural: PTR_PLURAL, singular: PTR_SINGULAR, kind: PTR_KIND, listKind: PTR_LIST_KIND, shortNames: [PTR_SHORT_NAME] },
-      versions: [
-        {
-          name: PTR_VERSION,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: podTransitionRuleSchema() },
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Targets', type: 'integer', jsonPath: '.status.summary.targets', description: 'Selected pods.' },
-            { name: 'Checking', type: 'integer', jsonPath: '.status.summary.checking', description: 'Selected pods now in PreCheck or PostCheck (a pod that passed its PreCheck and is being operated is not counted).' },
-            { name: 'Passed', type: 'integer', jsonPath: '.status.summary.passed', description: 'Of the pods being checked, those its rules let through their stage.' },
-            { name: 'Blocked', type: 'integer', jsonPath: '.status.summary.blocked', description: 'Of the pods being checked, those a rule holds.' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-        },
-      ],
-    },
-  };
-}
+export const podTransitionRuleCRD = (): Record<string, unknown> => customResourceDefinition(POD_TRANSITION_RULE);

@@ -5,7 +5,7 @@
 
 import type { ObjectMeta } from './kube.ts';
 import { PTR_API_VERSION, PTR_GROUP, PTR_VERSION } from './podtransitionrule.ts';
-import { array, conditions, int64, intOrString, object, str, strings, time, type Schema } from './schema.ts';
+import { array, conditions, customResourceDefinition, int64, intOrString, object, resourceSchema, str, strings, time, type CustomResource, type Schema } from './schema.ts';
 
 export const RL_API_VERSION = PTR_API_VERSION;
 export const RL_KIND = 'RolloutLifecycle';
@@ -252,42 +252,23 @@ function statusSchema(): Schema {
   });
 }
 
-export function rolloutLifecycleSchema(): Schema {
-  return object('RolloutLifecycle runs Jobs at progress points of the rollouts of one Deployment, StatefulSet or DaemonSet.', {
-    apiVersion: str('APIVersion of the object.'),
-    kind: str('Kind of the object.'),
-    metadata: { type: 'object' },
-    spec: specSchema(),
-    status: statusSchema(),
-  });
-}
+const ROLLOUT_LIFECYCLE: CustomResource = {
+  group: PTR_GROUP,
+  version: PTR_VERSION,
+  names: { plural: RL_PLURAL, singular: RL_SINGULAR, kind: RL_KIND, listKind: RL_LIST_KIND, shortNames: [RL_SHORT_NAME] },
+  description: 'RolloutLifecycle runs Jobs at progress points of the rollouts of one Deployment, StatefulSet or DaemonSet.',
+  spec: specSchema(),
+  status: statusSchema(),
+  printerColumns: [
+    { name: 'Target', type: 'string', jsonPath: '.status.target', description: 'Kind/name of the workload.' },
+    { name: 'Type', type: 'string', jsonPath: '.status.rollout.type', description: 'ROLLOUT or ROLLBACK.' },
+    { name: 'To-Revision', type: 'string', jsonPath: '.status.rollout.toRevision', description: 'The revision the rollout goes to.' },
+    { name: 'Point', type: 'string', jsonPath: '.status.rollout.pointReached', description: 'Points reached of all.' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.rollout.phase', description: 'Progressing, Held, Failed or Complete.' },
+  ],
+};
 
-export function rolloutLifecycleCRD(): Record<string, unknown> {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: RL_CRD_NAME },
-    spec: {
-      group: PTR_GROUP,
-      scope: 'Namespaced',
-      names: { plural: RL_PLURAL, singular: RL_SINGULAR, kind: RL_KIND, listKind: RL_LIST_KIND, shortNames: [RL_SHORT_NAME] },
-      versions: [
-        {
-          name: PTR_VERSION,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: rolloutLifecycleSchema() },
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Target', type: 'string', jsonPath: '.status.target', description: 'Kind/name of the workload.' },
-            { name: 'Type', type: 'string', jsonPath: '.status.rollout.type', description: 'ROLLOUT or ROLLBACK.' },
-            { name: 'To-Revision', type: 'string', jsonPath: '.status.rollout.toRevision', description: 'The revision the rollout goes to.' },
-            { name: 'Point', type: 'string', jsonPath: '.status.rollout.pointReached', description: 'Points reached of all.' },
-            { name: 'Phase', type: 'string', jsonPath: '.status.rollout.phase', description: 'Progressing, Held, Failed or Complete.' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-        },
-      ],
-    },
-  };
-}
+export const rolloutLifecycleSchema = (): Schema => resourceSchema(ROLLOUT_LIFECYCLE);
+
+/** The apiextensions.k8s.io/v1 CustomResourceDefinition of RolloutLifecycle. */
+export const rolloutLifecycleCRD = (): Record<string, unknown> => customResourceDefinition(ROLLOUT_LIFECYCLE);

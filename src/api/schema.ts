@@ -39,3 +39,48 @@ export const conditions = (description: string): Schema => ({
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
 });
+
+/** A namespaced custom resource of podops': its names, its one version, its spec and status, its printer columns. */
+export interface CustomResource {
+  group: string;
+  version: string;
+  names: { plural: string; singular: string; kind: string; listKind: string; shortNames: string[] };
+  description: string;
+  spec: Schema;
+  status: Schema;
+  printerColumns: Schema[];
+}
+
+/** The object's schema: the type meta, the metadata the API server validates, the spec and the status. */
+export const resourceSchema = (resource: Pick<CustomResource, 'description' | 'spec' | 'status'>): Schema =>
+  object(resource.description, {
+    apiVersion: str('APIVersion of the object.'),
+    kind: str('Kind of the object.'),
+    metadata: { type: 'object' },
+    spec: resource.spec,
+    status: resource.status,
+  });
+
+/** The apiextensions.k8s.io/v1 CustomResourceDefinition: one version, served and stored, with a status subresource. */
+export function customResourceDefinition(resource: CustomResource): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${resource.names.plural}.${resource.group}` },
+    spec: {
+      group: resource.group,
+      scope: 'Namespaced',
+      names: resource.names,
+      versions: [
+        {
+          name: resource.version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: resourceSchema(resource) },
+          subresources: { status: {} },
+          additionalPrinterColumns: [...resource.printerColumns, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+        },
+      ],
+    },
+  };
+}

@@ -59,7 +59,7 @@ export const OPERATOR_NAMESPACE = 'podops-system';
 export const CERT_SECRET = 'podops-webhook-certs';
 export const DEMO_NAMESPACE = 'demo';
 
-async function createIfAbsent(client: KubeClient, type: Parameters<KubeClient['create']>[0], object: KubeObject): Promise<void> {
+export async function createIfAbsent(client: KubeClient, type: Parameters<KubeClient['create']>[0], object: KubeObject): Promise<void> {
   try {
     await client.create(type, object);
   } catch (err) {

@@ -6,7 +6,7 @@
 import type { Pod, Service } from '../api/kube.ts';
 import type { PodTransitionRule } from '../api/podtransitionrule.ts';
 import { SERVICE_READY_EVENT_REASON, type TransitionStage } from '../api/protocol.ts';
-import type { KubeClient } from '../kube/client.ts';
+import { during, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
@@ -114,8 +114,9 @@ export class LifecycleReconciler implements Reconciler {
     }
     if (!plan) return;
 
-    // The request is the pure core's (podWrite), the one the property tests apply.
-    await writeCachedPod(this.#options.client, this.#options.pods, pod, applyReconcilePlan(pod, plan, now), signal);
+    // The request is the pure core's (podWrite), the one the property tests apply. A pod gone meanwhile has nothing left to do.
+    const written = await during(`write the ${plan.reason} step of pod ${key}`, unlessNotFound(writeCachedPod(this.#options.client, this.#options.pods, pod, applyReconcilePlan(pod, plan, now), signal)));
+    if (!written) return;
     this.#log.debug({ pod: key, reason: plan.reason }, 'updated pod');
     if (plan.serviceReady) this.#options.events?.event(pod, 'Normal', SERVICE_READY_EVENT_REASON, plan.serviceReady.event);
     return;

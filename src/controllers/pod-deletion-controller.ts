@@ -18,7 +18,7 @@ import { CONTROLLER_INDEX, type ClusterCaches } from '../cache/cluster-cache.ts'
 import type { LeavingDecision, LeavingDecisions } from '../cache/leaving.ts';
 import { replicaSetOf, WorkloadReads } from '../cache/workloads.ts';
 import { writeCachedPod } from '../cache/write-through.ts';
-import { unlessNotFound } from '../kube/client.ts';
+import { during, unlessNotFound } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, objectKey, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import { PODS, REPLICASETS } from '../kube/resources.ts';
@@ -61,19 +61,21 @@ export class PodDeletionReconciler implements Reconciler {
   async #step(pod: Pod, decision: LeavingDecision, now: Nanos, signal: AbortSignal): Promise<Result | void> {
     const { client, caches, events } = this.#options;
     if (isDeleting(pod) || !wantsDeletion(pod)) return;
+    const key = objectKey(pod);
     if ('kept' in decision) {
-      await writeCachedPod(client, caches.pods, pod, keptBack(pod), signal);
+      // A pod gone meanwhile has nothing left to do, here and below.
+      if (!(await during(`bring back pod ${key}`, unlessNotFound(writeCachedPod(client, caches.pods, pod, keptBack(pod), signal))))) return;
       events?.event(pod, 'Normal', 'PodDeletionCancelled', `kept: ${decision.kept}`);
       return;
     }
     if (!isDuringOps(podDeleteAdapter, pod)) {
       if (!decision.begin) return { requeueAfterMs: BUDGET_RECHECK_MS };
-      await writeCachedPod(client, caches.pods, pod, decision.begun, signal);
+      await during(`begin the pod-delete lifecycle of pod ${key}`, unlessNotFound(writeCachedPod(client, caches.pods, pod, decision.begun, signal)));
       return;
     }
     const { allowed, requeueAfterMs } = allowOps(podDeleteAdapter, 0, pod, now);
     if (!allowed) return requeueAfterMs ? { requeueAfterMs } : undefined;
-    const deleted = await unlessNotFound(client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string }, signal }));
+    const deleted = await during(`delete pod ${key}`, unlessNotFound(client.delete(PODS, pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid as string }, signal })));
     if (!deleted) return;
     events?.event(pod, 'Normal', 'PodDeletion', 'Deleted pod');
     // The pod no longer counts towards its Deployment's surge bound: a ReplicaSet refused for it may create now.
@@ -91,7 +93,7 @@ export class PodDeletionReconciler implements Reconciler {
     if (!deployment) return;
     for (const replicaSet of replicaSetsAwaitingRoom(deployment, this.#workloads.deploymentFamily(deployment).replicaSets)) {
       const patch = { metadata: { annotations: { [HELD_POD_DELETED_ANNOTATION]: at.toString() } } };
-      await unlessNotFound(this.#options.client.patch(REPLICASETS, namespace, replicaSet.metadata.name ?? '', 'merge', patch, { signal }));
+      await during(`nudge ReplicaSet ${namespace}/${replicaSet.metadata.name}`, unlessNotFound(this.#options.client.patch(REPLICASETS, namespace, replicaSet.metadata.name ?? '', 'merge', patch, { signal })));
     }
   }
 }

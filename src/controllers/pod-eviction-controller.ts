@@ -11,6 +11,7 @@ import { EVICTION_PAUSED_UNTIL_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, TO_EVI
 import { budgetSelected, budgetsRefuse } from '../cache/budgets.ts';
 import type { ClusterCaches } from '../cache/cluster-cache.ts';
 import { writeCachedPod } from '../cache/write-through.ts';
+import { during, unlessNotFound } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, objectKey, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import { KeySerializer } from '../kube/key-serializer.ts';
@@ -55,7 +56,8 @@ export class PodEvictionReconciler implements Reconciler {
     if (abandonment) {
       const back = withdraw(podEvictionAdapter, cached, { label: TO_EVICT_LABEL, annotations: [EVICTION_REQUESTED_ANNOTATION] }).pod;
       if (abandonment === 'not-carried-out') (back.metadata.annotations ??= {})[EVICTION_PAUSED_UNTIL_ANNOTATION] = (now + EVICTION_PAUSE_PERIODS * after).toString();
-      await writeCachedPod(client, caches.pods, cached, back, signal);
+      // A pod gone meanwhile has nothing left to do, here and below.
+      if (!(await during(`return pod ${namespace}/${name} to service`, unlessNotFound(writeCachedPod(client, caches.pods, cached, back, signal))))) return;
       const message =
         abandonment === 'unretried'
           ? `nobody retried the eviction for ${seconds(after)} s: the pod returns to service`
@@ -72,7 +74,7 @@ export class PodEvictionReconciler implements Reconciler {
       // The eviction's refusal says the lifecycle waits for the budgets; an event every recheck would be noise.
       if (budgetsRefuse(caches, pod) !== undefined) return { requeueAfterMs: Math.min(BUDGET_RECHECK_MS, untilAbandoned.requeueAfterMs) };
       const { pod: begun, changed } = begin(podEvictionAdapter, pod, now);
-      if (changed) await writeCachedPod(client, caches.pods, pod, begun, signal);
+      if (changed) await during(`begin the pod-eviction lifecycle of pod ${namespace}/${name}`, unlessNotFound(writeCachedPod(client, caches.pods, pod, begun, signal)));
       return untilAbandoned;
     });
   }

@@ -1,40 +1,37 @@
-// The RolloutLifecycle controller: a driver of src/rollout. Per RolloutLifecycle it labels its workload (so
-// the workload webhook holds that workload's template changes), reads where the rollout is (the workload,
-// its ReplicaSets or ControllerRevisions, its pods, the hook Jobs), asks planRollout for the next step and
-// does it: the workload's hold, the Jobs to create, delete or suspend, a DaemonSet's old pods to evict, the
-// status, events. Deleting a RolloutLifecycle releases its workload and cancels its running hooks first. A
-// RolloutLifecycle whose workload an older one claims does nothing but say so (src/rollout/claim.ts).
+// The RolloutLifecycle controller: a driver of src/rollout. Per RolloutLifecycle it reads where the rollout is
+// (the workload, its ReplicaSets or ControllerRevisions, its pods, the hook Jobs), asks planRollout for the next
+// step and src/rollout/writes.ts for its requests (the Jobs to suspend, delete or create, the status, the
+// workload's hold, a DaemonSet's old pods to evict), and sends them as they are, in order, each with the answers
+// it may meet. Before that it labels the workload (so the workload webhook holds its template changes); deleting
+// a RolloutLifecycle releases its workload and cancels its running hooks first. A RolloutLifecycle whose
+// workload an older one claims does nothing but say so (src/rollout/claim.ts).
 
-import type { JsonPatchOperation, OwnerReference, Pod } from '../api/kube.ts';
-import {
-  RL_API_VERSION,
-  RL_FIELD_MANAGER,
-  RL_FINALIZER,
-  RL_KIND,
-  RL_RETRY_ANNOTATION,
-  RL_ROLLOUT_ANNOTATION,
-  RL_USER_SETTINGS_ANNOTATION,
-  RL_WORKLOAD_LABEL,
-  WORKLOAD_KINDS,
-  type HookRecord,
-  type RolloutLifecycle,
-  type WorkloadKind,
-} from '../api/rolloutlifecycle.ts';
+import { rfc3339, type Pod } from '../api/kube.ts';
+import { RL_API_VERSION, RL_FINALIZER, RL_KIND, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type HookRecord, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
 import { labelSelectorString } from '../api/selector.ts';
-import { isAlreadyExists, isConflict, isNotFound, isTooManyRequests, type KubeClient } from '../kube/client.ts';
-import { Controller, type ControllerRuntimeOptions, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
+import { during, isAlreadyExists, isConflict, isNotFound, isTooManyRequests, unlessNotFound, type KubeClient } from '../kube/client.ts';
+import { Controller, type ControllerRuntimeOptions, keyOf, TerminalError, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
 import { Informer } from '../kube/informer.ts';
 import { silentLogger, type Logger } from '../kube/log.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, PODS, REPLICASETS, ROLLOUTLIFECYCLES, STATEFULSETS, type ResourceType } from '../kube/resources.ts';
 import { claimantOf, targetsSame } from '../rollout/claim.ts';
-import { daemonSetMaxUnavailable, daemonSetReplacements } from '../rollout/daemonset.ts';
-import { ResourceVersionExpectations } from './expectations.ts';
-import { annotationOperations, holdFieldOperations, parseSettings } from '../rollout/admission.ts';
-import { hookJob } from '../rollout/jobs.ts';
 import { observeRollout, type ControllerRevision, type JobLike, type ObservedRollout, type ReplicaSetLike } from '../rollout/observe.ts';
-import { planRollout, type Plan } from '../rollout/plan.ts';
-import { holdSettings, sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
+import { planRollout, rolloutPlanInput } from '../rollout/plan.ts';
+import { sameTemplate, selectorOf, templateOf, type Workload } from '../rollout/workload.ts';
+import {
+  claimRefused,
+  finalizerAdded,
+  finalizeWrites,
+  replicaSetsLabelled,
+  rolloutWrites,
+  targetMissing,
+  workloadLabelled,
+  type RolloutRequest,
+  type Tolerated,
+  type Writes,
+  type WrittenKind,
+} from '../rollout/writes.ts';
 
 export const ROLLOUT_CONTROLLER_NAME = 'rolloutlifecycle-controller';
 
@@ -70,7 +67,7 @@ export function rolloutInformers(client: KubeClient, logger?: Logger): RolloutIn
   };
 }
 
-const rfc3339 = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const isWorkloadKind = (kind: string | undefined): kind is WorkloadKind => WORKLOAD_KINDS.some((k) => k === kind);
 
 const kindOf = (rl: RolloutLifecycle): WorkloadKind | undefined => WORKLOAD_KINDS.find((k) => k === rl.spec?.targetRef?.kind);
 
@@ -103,116 +100,131 @@ export function rolloutController(options: RolloutControllerOptions & Controller
   });
 }
 
-/** A JSON patch operation that makes the write conditional on the version read: 409 Conflict otherwise. */
-const guardedBy = (workload: Workload): JsonPatchOperation => ({ op: 'replace', path: '/metadata/resourceVersion', value: workload.metadata.resourceVersion ?? '' });
+const RESOURCES: Record<WrittenKind, ResourceType> = { ...WORKLOAD_TYPES, Job: JOBS, Pod: PODS, ReplicaSet: REPLICASETS, RolloutLifecycle: ROLLOUTLIFECYCLES };
+
+const TOLERATED: Record<Tolerated, (err: unknown) => boolean> = { NotFound: isNotFound, AlreadyExists: isAlreadyExists, TooManyRequests: isTooManyRequests };
+
+/** How often a write is made again from a fresh read when the workload's own status writes keep winning. */
+const WRITE_ATTEMPTS = 5;
 
 export class RolloutReconciler implements Reconciler {
   readonly #options: RolloutControllerOptions;
   readonly #log: Logger;
-  /** Skip a reconcile while the cache is behind podops' own last write of the RolloutLifecycle or its workload. */
-  readonly #expectations = new ResourceVersionExpectations();
 
   constructor(options: RolloutControllerOptions) {
     this.#options = options;
     this.#log = (options.logger ?? silentLogger()).child({ controller: ROLLOUT_CONTROLLER_NAME });
   }
 
-  #now(): Date {
-    return (this.#options.now ?? (() => new Date()))();
+  #now(): string {
+    return rfc3339((this.#options.now ?? (() => new Date()))());
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const rl = this.#options.rolloutLifecycles.get(namespace, name);
     if (!rl) return;
     const key = keyOf(namespace, name);
-    if (!this.#expectations.satisfied(`rl:${key}`, rl.metadata.resourceVersion)) return;
     const kind = kindOf(rl);
-    if (rl.metadata.deletionTimestamp) return this.#finalize(rl, kind);
-    if (!kind) return;
-    const target = `${kind}/${rl.spec?.targetRef?.name}`;
+    const targetName = rl.spec?.targetRef?.name ?? '';
+    if (rl.metadata.deletionTimestamp) {
+      if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return;
+      const found = kind && (await this.#workload(kind, namespace, targetName, signal));
+      // A workload another RolloutLifecycle claimed meanwhile is that one's to release.
+      const label = found ? found.metadata.labels?.[RL_WORKLOAD_LABEL] : undefined;
+      return this.#carryOut(key, rl, found, finalizeWrites(rl, kind, label === undefined || label === name ? found : undefined), signal);
+    }
+    // The schema admits only the three kinds: another is a RolloutLifecycle older than it, which nothing can act on.
+    if (!kind) throw new TerminalError(`RolloutLifecycle ${key} targets a ${rl.spec?.targetRef?.kind}, not a Deployment, StatefulSet or DaemonSet`);
     const claimant = claimantOf(rl, this.#options.rolloutLifecycles.list(namespace));
-    if (claimant !== rl) return this.#refuse(rl, target, claimant.metadata.name ?? '');
-    if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) {
-      await this.#patchRolloutLifecycle(rl, { metadata: { resourceVersion: rl.metadata.resourceVersion, finalizers: [...(rl.metadata.finalizers ?? []), RL_FINALIZER] } });
-      return;
-    }
-    const workload = await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? '');
-    if (workload && !this.#expectations.satisfied(`workload:${key}`, workload.metadata.resourceVersion)) return;
-    if (!workload) return this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetNotFound', message: `the ${kind} ${rl.spec?.targetRef?.name} does not exist` });
-    if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] !== name) {
-      await this.#patchWorkload(kind, workload, { metadata: { labels: { [RL_WORKLOAD_LABEL]: name } } });
-      return;
-    }
-    const observed = await this.#observe(kind, workload, (rl.status?.hooks ?? []).filter((h) => h.phase === 'Running'));
-    const retry = rl.metadata.annotations?.[RL_RETRY_ANNOTATION]?.split(',').map((h) => h.trim()).filter(Boolean);
-    const plan = planRollout({
-      now: rfc3339(this.#now()),
-      workloadName: workload.metadata.name ?? '',
-      hooks: rl.spec?.hooks ?? [],
-      ...(rl.status?.rollout && { rollout: rl.status.rollout }),
-      ...(rl.status?.hooks && { hookRecords: rl.status.hooks }),
-      ...(rl.status?.conditions && { conditions: rl.status.conditions }),
-      ...(rl.metadata.generation !== undefined && { generation: rl.metadata.generation }),
-      observation: observed,
-      ...(retry && { retry }),
-    });
-    // Jobs first (a status never records a hook running without its Job), then the status, then the hold: a
-    // release drops the workload's stamp, and once the status records the rollout a restart cannot take it for
-    // a new one.
-    await this.#jobs(rl, kind, workload, observed, plan);
-    await this.#writeStatus(rl, {
-      target: `${kind}/${workload.metadata.name}`,
-      conditions: plan.conditions,
-      ...(plan.rollout && { rollout: plan.rollout }),
-      hooks: plan.hooks,
-    });
-    if (plan.hold) await this.#hold(kind, workload, observed, plan);
-    for (const event of plan.events) {
-      this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, event.type, event.reason, event.message);
-      this.#options.events?.event({ ...workload, apiVersion: 'apps/v1', kind } as never, event.type, event.reason, event.message);
-    }
-    if (plan.retried) await this.#patchRolloutLifecycle(rl, { metadata: { annotations: { [RL_RETRY_ANNOTATION]: null } } });
-    return;
+    if (claimant !== rl) return this.#carryOut(key, rl, undefined, claimRefused(rl, `${kind}/${targetName}`, claimant.metadata.name ?? '', this.#now()), signal);
+    if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return this.#carryOut(key, rl, undefined, { requests: [finalizerAdded(rl)], events: [] }, signal);
+    const workload = await this.#workload(kind, namespace, targetName, signal);
+    if (!workload) return this.#carryOut(key, rl, undefined, targetMissing(rl, kind, this.#now()), signal);
+    if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] !== name) return this.#carryOut(key, rl, workload, { requests: [workloadLabelled(kind, workload, name)], events: [] }, signal);
+    const observed = await this.#observe(key, kind, workload, (rl.status?.hooks ?? []).filter((h) => h.phase === 'Running'), signal);
+    const now = this.#now();
+    const plan = planRollout(rolloutPlanInput(rl, workload.metadata.name ?? '', observed, now));
+    return this.#carryOut(key, rl, workload, rolloutWrites({ rl, kind, workload, observed, plan, now }), signal);
   }
 
-  /** A RolloutLifecycle whose workload an older one claims: it says so (a Warning event when it starts to), and does nothing. */
-  async #refuse(rl: RolloutLifecycle, target: string, claimant: string): Promise<void> {
-    const message = `${target} is claimed by RolloutLifecycle ${claimant}, the oldest that targets it (at most one per workload): this one does nothing while ${claimant} exists`;
-    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
-    await this.#writeStatus(rl, { target, conditions: [] }, { reason: 'TargetClaimed', message });
-    if (before?.reason !== 'TargetClaimed' || before.message !== message) this.#options.events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, 'Warning', 'TargetClaimed', message);
+  /** Sends the requests in order, then records the events. */
+  async #carryOut(key: string, rl: RolloutLifecycle, workload: Workload | undefined, writes: Writes, signal: AbortSignal): Promise<void> {
+    for (const request of writes.requests) await this.#send(key, request, signal);
+    const { events } = this.#options;
+    for (const event of writes.events) {
+      if (event.on.includes('RolloutLifecycle')) events?.event({ ...rl, apiVersion: RL_API_VERSION, kind: RL_KIND }, event.type, event.reason, event.message);
+      if (workload && event.on.includes('workload')) events?.event({ ...workload, apiVersion: 'apps/v1', kind: kindOf(rl) }, event.type, event.reason, event.message);
+    }
   }
 
-  async #workload(kind: WorkloadKind, namespace: string, name: string): Promise<Workload | undefined> {
+  /** One request as the pure core built it; its tolerated answers end it quietly, a conflict of a release is made again from a fresh read. */
+  async #send(key: string, request: RolloutRequest, signal: AbortSignal): Promise<void> {
+    const failed = (sending: RolloutRequest, err: unknown): Error => new Error(`${describe(sending)} (${sending.why}): ${(err as Error).message}`, { cause: err });
+    const tolerated = (sending: RolloutRequest, err: unknown): boolean => {
+      const answer = sending.tolerate.find((name) => TOLERATED[name](err));
+      if (answer) this.#log.debug({ key, request: describe(sending), answer }, 'tolerated answer');
+      return answer !== undefined;
+    };
+    let current: RolloutRequest | undefined = request;
+    for (let attempt = 1; current; attempt++) {
+      const sending: RolloutRequest = current;
+      try {
+        await this.#sendOnce(key, sending, signal);
+        return;
+      } catch (err) {
+        if (tolerated(sending, err)) return;
+        if (sending.verb !== 'patch' || !sending.again || !isConflict(err) || attempt >= WRITE_ATTEMPTS) throw failed(sending, err);
+        const again: (fresh: Workload) => RolloutRequest | undefined = sending.again;
+        // Made again from a fresh read: nothing when there is nothing to write any more.
+        const fresh: Workload | undefined = await this.#options.client.get<Workload>(RESOURCES[sending.kind], sending.namespace, sending.name, signal).catch((readErr: unknown) => {
+          if (tolerated(sending, readErr)) return undefined;
+          throw failed(sending, readErr);
+        });
+        current = fresh && again(fresh);
+      }
+    }
+  }
+
+  async #sendOnce(key: string, request: RolloutRequest, signal: AbortSignal): Promise<void> {
+    const { client } = this.#options;
+    if (request.verb === 'create') await client.create(JOBS, request.body, { signal });
+    else if (request.verb === 'delete') await client.delete(JOBS, request.namespace, request.name, { propagationPolicy: request.propagationPolicy, signal });
+    else if (request.verb === 'evict') await client.evict(request.namespace, request.name, { signal });
+    else {
+      const written = await client.patch<RolloutLifecycle & Workload>(RESOURCES[request.kind], request.namespace, request.name, request.patchType, request.body, {
+        ...(request.subresource && { subresource: request.subresource }),
+        ...(request.fieldManager && { fieldManager: request.fieldManager }),
+        signal,
+      });
+      // The cache holds the write at once (assumed): the next reconcile starts from it, not from before it.
+      if (request.kind === 'RolloutLifecycle') this.#options.rolloutLifecycles.assume(written);
+      else if (isWorkloadKind(request.kind)) this.#options.workloads[request.kind].assume(written);
+    }
+  }
+
+  /** The target from the cache of labelled workloads, or read (it is not labelled yet); undefined when it does not exist. */
+  async #workload(kind: WorkloadKind, namespace: string, name: string, signal: AbortSignal): Promise<Workload | undefined> {
     const cached = this.#options.workloads[kind].get(namespace, name);
     if (cached) return cached;
-    try {
-      return await this.#options.client.get<Workload>(WORKLOAD_TYPES[kind], namespace, name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return during(`read the ${kind} ${namespace}/${name}`, unlessNotFound(this.#options.client.get<Workload>(WORKLOAD_TYPES[kind], namespace, name, signal)));
   }
 
-  async #observe(kind: WorkloadKind, workload: Workload, running: readonly HookRecord[] = []): Promise<ObservedRollout> {
+  async #observe(key: string, kind: WorkloadKind, workload: Workload, running: readonly HookRecord[], signal: AbortSignal): Promise<ObservedRollout> {
     const { client, jobs } = this.#options;
     const namespace = workload.metadata.namespace;
-    const labelSelector = labelSelectorString((workload.spec?.selector ?? {}) as never);
+    const labelSelector = labelSelectorString(selectorOf(workload));
     const hookJobs: JobLike[] = jobs.list(namespace).filter((job) => job.metadata.labels?.[RL_WORKLOAD_LABEL] === workload.metadata.labels?.[RL_WORKLOAD_LABEL]);
     // A Job created a moment ago may not be in the cache yet: it is not gone until the API server says so.
     for (const hook of running) {
       if (hookJobs.some((job) => job.metadata.name === hook.job)) continue;
-      try {
-        hookJobs.push(await client.get<JobLike>(JOBS, namespace, hook.job));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      const job = await during(`read hook Job ${namespace}/${hook.job}`, unlessNotFound(client.get<JobLike>(JOBS, namespace, hook.job, signal)));
+      if (job) hookJobs.push(job);
     }
-    const now = this.#now().getTime();
-    if (kind === 'Deployment') return observeRollout({ kind, workload, replicaSets: await this.#replicaSets(workload), jobs: hookJobs, now });
+    const now = Date.parse(this.#now());
+    if (kind === 'Deployment') return observeRollout({ kind, workload, replicaSets: await this.#replicaSets(key, workload, signal), jobs: hookJobs, now });
     const [history, pods] = await Promise.all([
-      client.list<ControllerRevision>(CONTROLLER_REVISIONS, { namespace, labelSelector }),
-      client.list<Pod>(PODS, { namespace, labelSelector }),
+      during(`list the ControllerRevisions of ${key}'s ${kind}`, client.list<ControllerRevision>(CONTROLLER_REVISIONS, { namespace, labelSelector }, signal)),
+      during(`list the pods of ${key}'s ${kind}`, client.list<Pod>(PODS, { namespace, labelSelector }, signal)),
     ]);
     const owned = pods.items.filter((pod) => (pod.metadata.ownerReferences ?? []).some((o) => o.uid === workload.metadata.uid));
     return observeRollout({ kind, workload, controllerRevisions: history.items, pods: owned, jobs: hookJobs, now });
@@ -222,183 +234,22 @@ export class RolloutReconciler implements Reconciler {
    * A Deployment's ReplicaSets, from the cache once podops labelled them (so their changes reach this controller
    * at once, and a reconcile costs no read); listed, and labelled, while the cache lacks the current template's.
    */
-  async #replicaSets(workload: Workload): Promise<ReplicaSetLike[]> {
+  async #replicaSets(key: string, workload: Workload, signal: AbortSignal): Promise<ReplicaSetLike[]> {
     const namespace = workload.metadata.namespace;
     const owned = (rs: ReplicaSetLike): boolean => (rs.metadata.ownerReferences ?? []).some((o) => o.uid === workload.metadata.uid);
     const cached = (this.#options.replicaSets.list(namespace) as ReplicaSetLike[]).filter(owned);
     if (cached.some((rs) => sameTemplate(templateOf(rs) ?? {}, templateOf(workload) ?? {}))) return cached;
-    const { client } = this.#options;
-    const listed = (await client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: labelSelectorString((workload.spec?.selector ?? {}) as never) })).items.filter(owned);
+    const list = this.#options.client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: labelSelectorString(selectorOf(workload)) }, signal);
+    const listed = (await during(`list the ReplicaSets of ${key}'s Deployment`, list)).items.filter(owned);
     const label = workload.metadata.labels?.[RL_WORKLOAD_LABEL];
-    for (const rs of listed.filter((r) => label !== undefined && r.metadata.labels?.[RL_WORKLOAD_LABEL] !== label)) {
-      await this.#ignoreGone(client.patch(REPLICASETS, namespace, rs.metadata.name ?? '', 'merge', { metadata: { labels: { [RL_WORKLOAD_LABEL]: label } } }, { fieldManager: RL_FIELD_MANAGER }));
-    }
+    if (label !== undefined) for (const request of replicaSetsLabelled(label, listed)) await this.#send(key, request, signal);
     return listed;
   }
-
-  /** The hook Jobs the plan suspends, deletes and creates. */
-  async #jobs(rl: RolloutLifecycle, kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
-    const { client } = this.#options;
-    const namespace = workload.metadata.namespace ?? '';
-    for (const job of plan.suspendJobs) await this.#ignoreGone(client.patch(JOBS, namespace, job, 'merge', { spec: { suspend: true } }));
-    for (const job of plan.deleteJobs) await this.#ignoreGone(client.delete(JOBS, namespace, job, { propagationPolicy: 'Background' }));
-    for (const action of plan.createJobs) {
-      const hook = (rl.spec?.hooks ?? []).find((h) => h.name === action.hook);
-      const record = plan.rollout;
-      if (!hook?.jobSpec || !record) continue;
-      const job = hookJob({
-        namespace,
-        name: action.name,
-        rolloutLifecycle: rl.metadata.name ?? '',
-        hook: action.hook,
-        point: action.point,
-        workload: { kind, name: workload.metadata.name ?? '' },
-        ...(record.toRevision !== undefined && { toRevision: record.toRevision }),
-        rollout: record.id,
-        templateHash: record.templateHash,
-        jobSpec: hook.jobSpec,
-        owner: this.#owner(kind, workload, observed, record.toRevision),
-        env: {
-          type: record.type,
-          from: record.fromRevision ? `${namespace}/${record.fromRevision}` : '',
-          to: record.toRevision ? `${namespace}/${record.toRevision}` : '',
-        },
-      });
-      try {
-        await client.create(JOBS, job as never);
-      } catch (err) {
-        // Made by this controller before a restart: the same name is the same hook run.
-        if (!isAlreadyExists(err)) throw err;
-      }
-    }
-  }
-
-  /** The owner of a hook Job: the revision it runs for (pruned with it), or the workload before that exists. */
-  #owner(kind: WorkloadKind, workload: Workload, observed: ObservedRollout, revision: string | undefined): OwnerReference {
-    const uid = observed.revisions.find((r) => r.name === revision)?.uid;
-    if (revision !== undefined && uid !== undefined) return { apiVersion: 'apps/v1', kind: kind === 'Deployment' ? 'ReplicaSet' : 'ControllerRevision', name: revision, uid };
-    return { apiVersion: 'apps/v1', kind, name: workload.metadata.name ?? '', uid: workload.metadata.uid ?? '' };
-  }
-
-  /** Puts the workload under the plan's hold (stashing the user's settings first), or gives it back. */
-  async #hold(kind: WorkloadKind, workload: Workload, observed: ObservedRollout, plan: Plan): Promise<void> {
-    const hold = plan.hold ?? { type: 'release' };
-    const settings = holdSettings(kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
-    const fields = holdFieldOperations(kind, workload, settings);
-    if (plan.stamp || (!observed.held && hold.type !== 'release')) {
-      // The first hold podops imposes (the webhook did not see the template change), with the rollout's stamp
-      // when the webhook wrote none: the user's settings are read from this very version, so the write is
-      // guarded by it.
-      const annotations = { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user), ...(plan.stamp && { [RL_ROLLOUT_ANNOTATION]: JSON.stringify(plan.stamp) }) };
-      await this.#patchWorkload(kind, workload, [guardedBy(workload), ...annotationOperations(workload, annotations), ...fields]);
-    } else if (hold.type === 'release') {
-      if (observed.held) await this.#release(kind, workload);
-      return;
-    } else if (fields.length > 0) {
-      // A step: fields only podops sets while the workload is held (the webhook stashes anyone else's change),
-      // so no resourceVersion guard, which the workload's own status writes would keep failing.
-      await this.#patchWorkload(kind, workload, fields);
-    }
-    if (kind === 'DaemonSet' && hold.type === 'step') {
-      for (const pod of daemonSetReplacements(observed.pods, hold.count, daemonSetMaxUnavailable(observed.user, observed.replicas))) await this.#evict(workload.metadata.namespace ?? '', pod);
-    }
-  }
-
-  /**
-   * The user's settings back, exactly, and podops' annotations gone. Read and written in one version (the stash
-   * may have taken a change of the user's meanwhile); a conflict with the workload's status writes is retried
-   * at once from a fresh read.
-   */
-  async #release(kind: WorkloadKind, workload: Workload): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const fresh = attempt === 0 ? workload : await this.#options.client.get<Workload>(WORKLOAD_TYPES[kind], workload.metadata.namespace, workload.metadata.name ?? '');
-      const stash = fresh.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION];
-      if (stash === undefined) return;
-      try {
-        await this.#patchWorkload(kind, fresh, [
-          guardedBy(fresh),
-          ...annotationOperations(fresh, { [RL_USER_SETTINGS_ANNOTATION]: null, [RL_ROLLOUT_ANNOTATION]: null }),
-          ...holdFieldOperations(kind, fresh, parseSettings(stash) ?? {}),
-        ]);
-        return;
-      } catch (err) {
-        if (!isConflict(err) || attempt >= 4) throw err;
-      }
-    }
-  }
-
-  /** Eviction, not deletion: PodDisruptionBudgets (and podops' own eviction answer for controlled pods) apply. */
-  async #evict(namespace: string, pod: string): Promise<void> {
-    try {
-      await this.#options.client.evict(namespace, pod);
-    } catch (err) {
-      if (isTooManyRequests(err)) this.#log.debug({ pod }, 'eviction refused for now (disruption budget)');
-      else if (!isNotFound(err)) throw err;
-    }
-  }
-
-  async #finalize(rl: RolloutLifecycle, kind: WorkloadKind | undefined): Promise<void> {
-    if (!(rl.metadata.finalizers ?? []).includes(RL_FINALIZER)) return;
-    const namespace = rl.metadata.namespace ?? '';
-    const found = kind && (await this.#workload(kind, namespace, rl.spec?.targetRef?.name ?? ''));
-    // A workload another RolloutLifecycle claimed meanwhile is that one's to release.
-    const label = found ? found.metadata.labels?.[RL_WORKLOAD_LABEL] : undefined;
-    const workload = label === undefined || label === rl.metadata.name ? found : undefined;
-    const running = (rl.status?.hooks ?? []).filter((h: HookRecord) => h.phase === 'Running' || h.phase === 'Pending');
-    for (const hook of running) {
-      const retain = (rl.spec?.hooks ?? []).find((h) => h.name === hook.name)?.retainPolicy ?? 'Always';
-      if (retain === 'Always') await this.#ignoreGone(this.#options.client.patch(JOBS, namespace, hook.job, 'merge', { spec: { suspend: true } }));
-      else await this.#ignoreGone(this.#options.client.delete(JOBS, namespace, hook.job, { propagationPolicy: 'Background' }));
-    }
-    if (kind && workload) {
-      await this.#release(kind, workload);
-      if (workload.metadata.labels?.[RL_WORKLOAD_LABEL] === rl.metadata.name) await this.#patchWorkload(kind, workload, { metadata: { labels: { [RL_WORKLOAD_LABEL]: null } } });
-      this.#options.events?.event({ ...workload, apiVersion: 'apps/v1', kind } as never, 'Normal', 'RolloutReleased', `RolloutLifecycle ${rl.metadata.name} deleted: the workload is released${running.length ? `, hooks cancelled: ${running.map((h) => h.name).join(', ')}` : ''}`);
-    }
-    await this.#patchRolloutLifecycle(rl, { metadata: { resourceVersion: rl.metadata.resourceVersion, finalizers: (rl.metadata.finalizers ?? []).filter((f) => f !== RL_FINALIZER) } });
-  }
-
-  /** A JSON patch (operations) or a merge patch (an object) of the workload, as podops' field manager. */
-  async #patchWorkload(kind: WorkloadKind, workload: Workload, body: JsonPatchOperation[] | Record<string, unknown>): Promise<void> {
-    const type = Array.isArray(body) ? 'json' : 'merge';
-    const written = await this.#options.client.patch<Workload>(WORKLOAD_TYPES[kind], workload.metadata.namespace, workload.metadata.name ?? '', type, body, { fieldManager: RL_FIELD_MANAGER });
-    const label = workload.metadata.labels?.[RL_WORKLOAD_LABEL] ?? written.metadata.labels?.[RL_WORKLOAD_LABEL];
-    if (label) this.#expectations.expect(`workload:${keyOf(workload.metadata.namespace, label)}`, written.metadata.resourceVersion);
-  }
-
-  async #patchRolloutLifecycle(rl: RolloutLifecycle, body: unknown): Promise<void> {
-    const written = await this.#options.client.patch<RolloutLifecycle>(ROLLOUTLIFECYCLES, rl.metadata.namespace, rl.metadata.name ?? '', 'merge', body);
-    this.#expectations.expect(`rl:${keyOf(rl.metadata.namespace, rl.metadata.name ?? '')}`, written.metadata.resourceVersion);
-  }
-
-  /** The status; with a `problem`, the only condition is Progressing False with its reason (kept, with its time, while it lasts). */
-  async #writeStatus(rl: RolloutLifecycle, status: Omit<NonNullable<RolloutLifecycle['status']>, 'observedGeneration'>, problem?: { reason: string; message: string }): Promise<void> {
-    const before = rl.status?.conditions?.find((c) => c.type === 'Progressing');
-    const since = before?.status === 'False' && before.reason === problem?.reason ? before.lastTransitionTime : rfc3339(this.#now());
-    const next = {
-      ...(rl.metadata.generation !== undefined && { observedGeneration: rl.metadata.generation }),
-      ...status,
-      ...(problem && { conditions: [{ type: 'Progressing', status: 'False' as const, lastTransitionTime: since, ...problem }] }),
-    };
-    // A change of the new available count alone waits for the next change that matters: during a large rollout
-    // it changes with every pod, and writing each would keep this controller (and the API server) busy.
-    // Keys sorted: kube-apiserver returns a custom resource's fields in its own order, not in the order written.
-    const sortedKeys = (_key: string, value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value);
-    const settled = (status: RolloutLifecycle['status']) => JSON.stringify({ ...status, rollout: status?.rollout && { ...status.rollout, newAvailable: 0 } }, sortedKeys);
-    if (settled(next) === settled(rl.status)) return;
-    // The whole status, unguarded: only this controller writes it, and never from a cache behind its last write
-    // (the expectations), so a guard would only fail on the spec and annotation writes of others.
-    const written = await this.#options.client.patch<RolloutLifecycle>(ROLLOUTLIFECYCLES, rl.metadata.namespace, rl.metadata.name ?? '', 'json', [{ op: rl.status ? 'replace' : 'add', path: '/status', value: next }], {
-      subresource: 'status',
-    });
-    this.#expectations.expect(`rl:${keyOf(rl.metadata.namespace, rl.metadata.name ?? '')}`, written.metadata.resourceVersion);
-  }
-
-  async #ignoreGone(call: Promise<unknown>): Promise<void> {
-    try {
-      await call;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  }
 }
+
+/** `patch Deployment shop/web`: what a log line or an error names. */
+const describe = (request: RolloutRequest): string => {
+  const name = request.verb === 'create' ? request.body.metadata.name : request.name;
+  const subresource = request.verb === 'patch' && request.subresource ? `/${request.subresource}` : '';
+  return `${request.verb} ${request.kind}${subresource} ${request.namespace}/${name}`;
+};

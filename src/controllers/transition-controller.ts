@@ -8,7 +8,7 @@
 import type { Pod } from '../api/kube.ts';
 import { PTR_API_VERSION, PTR_KIND, type PodTransitionDetail, type PodTransitionRule } from '../api/podtransitionrule.ts';
 import { TRANSITION_RULE_FINALIZER, transitionDetailAnnotation, type TransitionStage } from '../api/protocol.ts';
-import { isNotFound, type KubeClient } from '../kube/client.ts';
+import { during, unlessNotFound, type KubeClient } from '../kube/client.ts';
 import { nowNanos } from '../kube/clock.ts';
 import { Controller, type ControllerRuntimeOptions, forObjects, keyOf, watch, type Reconciler, type Request, type Result, type Trigger } from '../kube/controller.ts';
 import type { EventRecorder } from '../kube/events.ts';
@@ -25,7 +25,6 @@ import { evaluateWithWebhooks } from '../transition/webhook/driver.ts';
 import type { CallManager } from '../transition/webhook/call-manager.ts';
 import { ruleKeyOf, type PollManager } from '../transition/webhook/poll-manager.ts';
 import type { TransitionChecker } from './lifecycle-controller.ts';
-import { ResourceVersionExpectations } from './expectations.ts';
 
 export const TRANSITION_CONTROLLER_NAME = 'podtransitionrule-controller';
 
@@ -98,7 +97,6 @@ const verdictOf = (details: readonly PodTransitionDetail[] | undefined, pod: str
 export class TransitionReconciler implements Reconciler {
   readonly #options: TransitionControllerOptions;
   readonly #skip: ReadonlySet<string>;
-  readonly #expectations = new ResourceVersionExpectations();
   readonly #log: Logger;
 
   constructor(options: TransitionControllerOptions) {
@@ -107,20 +105,19 @@ export class TransitionReconciler implements Reconciler {
     this.#log = (options.logger ?? silentLogger()).child({ controller: TRANSITION_CONTROLLER_NAME });
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result | void> {
+  async reconcile({ namespace, name }: Request, signal: AbortSignal): Promise<Result | void> {
     const key = keyOf(namespace, name);
     const rule = this.#options.rules.get(namespace, name);
-    if (!rule || !this.#expectations.satisfied(key, rule.metadata.resourceVersion)) return;
-    if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule);
+    if (!rule) return;
+    if (rule.metadata.deletionTimestamp != null) return await this.#finalize(rule, signal);
     if (!(rule.metadata.finalizers ?? []).includes(TRANSITION_RULE_FINALIZER)) {
-      const written = await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER]);
-      this.#expectations.expect(key, written.metadata.resourceVersion);
+      await this.#setFinalizers(rule, [...(rule.metadata.finalizers ?? []), TRANSITION_RULE_FINALIZER], 'add the finalizer', signal);
       return;
     }
-    return await this.#evaluate(key, rule);
+    return await this.#evaluate(key, rule, signal);
   }
 
-  async #evaluate(key: string, rule: PodTransitionRule): Promise<Result | void> {
+  async #evaluate(key: string, rule: PodTransitionRule, signal: AbortSignal): Promise<Result | void> {
     const { client, pods, polls, calls } = this.#options;
     const now = (this.#options.now ?? nowNanos)();
     const evaluation = evaluateWithWebhooks({ ptr: rule, pods: pods.list(rule.metadata.namespace), now, skipRuleTypes: this.#skip }, { polls, calls });
@@ -132,18 +129,19 @@ export class TransitionReconciler implements Reconciler {
     let current = rule;
     if (evaluation.changed) {
       const next = { ...rule, apiVersion: PTR_API_VERSION, kind: PTR_KIND, status: evaluation.status };
-      current = await client.replace<PodTransitionRule>(PODTRANSITIONRULES, next, { subresource: 'status' });
-      this.#expectations.expect(key, current.metadata.resourceVersion);
+      // A rule deleted meanwhile (its finalizer removed) has nothing left to write.
+      const written = await during(`write the status of PodTransitionRule ${key}`, unlessNotFound(client.replace<PodTransitionRule>(PODTRANSITIONRULES, next, { subresource: 'status', signal })));
+      if (!written) return;
+      current = written;
+      this.#options.rules.assume(written);
       this.#recordVerdictChanges(rule, evaluation);
     }
     evaluation.releaseAnswers();
-    await this.#syncDetailAnnotations(rule.status?.targets ?? [], { ...current, status: evaluation.status });
-    // As controller-runtime: a delay wins over a backoff requeue.
-    const result: Result = {
-      ...(evaluation.requeue ? { requeue: true } : {}),
-      ...(evaluation.requeueAfterMs !== undefined ? { requeueAfterMs: evaluation.requeueAfterMs } : {}),
-    };
-    return Object.keys(result).length > 0 ? result : undefined;
+    await this.#syncDetailAnnotations(rule.status?.targets ?? [], { ...current, status: evaluation.status }, signal);
+    // As controller-runtime: a delay wins over a retry with backoff, which a failed rule asks for as an error (the
+    // status says which rule failed and why).
+    if (evaluation.requeueAfterMs !== undefined) return { requeueAfterMs: evaluation.requeueAfterMs };
+    if (evaluation.requeue) throw new Error(`PodTransitionRule ${key}: ${evaluation.errors.map((e) => `rule ${e.rule} (${e.stage}): ${e.message}`).join('; ')}`);
   }
 
   /** An event per pod whose verdict changed; a pod that only waits for a webhook answer has no verdict yet. */
@@ -169,48 +167,50 @@ export class TransitionReconciler implements Reconciler {
   }
 
   /** Every target carries its detail; pods that left the targets lose the annotation. */
-  async #syncDetailAnnotations(previousTargets: readonly string[], rule: PodTransitionRule): Promise<void> {
+  async #syncDetailAnnotations(previousTargets: readonly string[], rule: PodTransitionRule, signal: AbortSignal): Promise<void> {
     const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
     const targets = rule.status?.targets ?? [];
     const desired = new Map<string, string | null>(detailAnnotationValues(rule, targets));
     for (const pod of previousTargets) if (!desired.has(pod)) desired.set(pod, null);
-    await this.#annotate(rule.metadata.namespace ?? '', annotation, desired);
+    await this.#annotate(rule.metadata.namespace ?? '', annotation, desired, signal);
   }
 
-  async #annotate(namespace: string, annotation: string, values: Map<string, string | null>): Promise<void> {
+  async #annotate(namespace: string, annotation: string, values: Map<string, string | null>, signal: AbortSignal): Promise<void> {
     const stale = detailAnnotationWrites(annotation, values, (podName) => this.#options.pods.get(namespace, podName));
     // A rule may select thousands of pods: a few patches in flight at once, not one round trip after another.
     let next = 0;
     const patchNext = async (): Promise<void> => {
       while (next < stale.length) {
         const [podName, value] = stale[next++] as [string, string | null];
-        try {
-          // A single annotation: a merge patch cannot lose anyone else's change, so no resourceVersion guard.
-          await this.#options.client.patch(PODS, namespace, podName, 'merge', { metadata: { annotations: { [annotation]: value } } });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
+        // A single annotation: a merge patch cannot lose anyone else's change, so no resourceVersion guard. A pod
+        // gone meanwhile needs none.
+        const patch = { metadata: { annotations: { [annotation]: value } } };
+        await during(`write ${annotation} of pod ${namespace}/${podName}`, unlessNotFound(this.#options.client.patch(PODS, namespace, podName, 'merge', patch, { signal })));
       }
     };
     await Promise.all(Array.from({ length: Math.min(ANNOTATION_PATCHES_IN_FLIGHT, stale.length) }, patchNext));
   }
 
   /** A rule being deleted: drop its annotations from the pods, forget its calls and polls, release the finalizer. */
-  async #finalize(rule: PodTransitionRule): Promise<void> {
+  async #finalize(rule: PodTransitionRule, signal: AbortSignal): Promise<void> {
     this.#options.calls.forget(rule);
     const namespace = rule.metadata.namespace ?? '';
     const annotation = transitionDetailAnnotation(rule.metadata.name ?? '');
-    await this.#annotate(namespace, annotation, new Map((rule.status?.targets ?? []).map((pod) => [pod, null])));
+    await this.#annotate(namespace, annotation, new Map((rule.status?.targets ?? []).map((pod) => [pod, null])), signal);
     for (const ruleState of rule.status?.ruleStates ?? []) {
       const ruleKey = ruleKeyOf({ namespace, name: rule.metadata.name ?? '', rule: ruleState.name ?? '' });
       for (const task of ruleState.webhookStatus?.taskStates ?? []) this.#options.polls.forget({ ruleKey, taskId: task.taskId ?? '' });
     }
     const finalizers = rule.metadata.finalizers ?? [];
-    if (finalizers.includes(TRANSITION_RULE_FINALIZER)) await this.#setFinalizers(rule, finalizers.filter((f) => f !== TRANSITION_RULE_FINALIZER));
+    if (finalizers.includes(TRANSITION_RULE_FINALIZER)) await this.#setFinalizers(rule, finalizers.filter((f) => f !== TRANSITION_RULE_FINALIZER), 'remove the finalizer', signal);
   }
 
-  #setFinalizers(rule: PodTransitionRule, finalizers: string[]): Promise<PodTransitionRule> {
+  /** A merge patch replaces the finalizer list whole: guarded by the version read. A rule gone meanwhile needs none. */
+  async #setFinalizers(rule: PodTransitionRule, finalizers: string[], step: string, signal: AbortSignal): Promise<void> {
     const body = { metadata: { resourceVersion: rule.metadata.resourceVersion, finalizers } };
-    return this.#options.client.patch<PodTransitionRule>(PODTRANSITIONRULES, rule.metadata.namespace, rule.metadata.name ?? '', 'merge', body);
+    const { namespace, name = '' } = rule.metadata;
+    const written = await during(`${step} of PodTransitionRule ${keyOf(namespace, name)}`, unlessNotFound(this.#options.client.patch<PodTransitionRule>(PODTRANSITIONRULES, namespace, name, 'merge', body, { signal })));
+    // The cache holds the write at once (assumed): the next reconcile starts from it, not from before it.
+    if (written) this.#options.rules.assume(written);
   }
 }

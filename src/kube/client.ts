@@ -71,7 +71,24 @@ function networkFailure(err: NodeJS.ErrnoException & { reason?: string }): strin
   return err.message;
 }
 
-export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
+/** The API server's answer behind an error, however deep in its causes (Go's errors.As, as apierrors reads it). */
+export function apiErrorOf(err: unknown): ApiError | undefined {
+  for (let cause = err, depth = 0; cause instanceof Error && depth < 10; cause = cause.cause, depth++) {
+    if (cause instanceof ApiError) return cause;
+  }
+  return undefined;
+}
+
+export const isNotFound = (err: unknown): boolean => apiErrorOf(err)?.code === 404;
+
+/** Runs `call`; a failure says the step it failed in, before its own words, and keeps the error as its cause. */
+export async function during<T>(step: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw new Error(`${step}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
 
 /** What a request answers, or undefined when the object is not there (404). */
 export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
@@ -82,11 +99,11 @@ export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefi
     throw err;
   }
 }
-export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
-export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
-export const isGone = (err: unknown): boolean => err instanceof ApiError && err.code === 410;
+export const isConflict = (err: unknown): boolean => apiErrorOf(err)?.code === 409 && apiErrorOf(err)?.reason === 'Conflict';
+export const isAlreadyExists = (err: unknown): boolean => apiErrorOf(err)?.code === 409 && apiErrorOf(err)?.reason === 'AlreadyExists';
+export const isGone = (err: unknown): boolean => apiErrorOf(err)?.code === 410;
 /** 429: an eviction a disruption budget refuses for now, or the server's rate limit. */
-export const isTooManyRequests = (err: unknown): boolean => err instanceof ApiError && err.code === 429;
+export const isTooManyRequests = (err: unknown): boolean => apiErrorOf(err)?.code === 429;
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -351,6 +368,12 @@ export class KubeClient {
 
   /** One request; the JSON answer, or ApiError carrying the server's Status. */
   async request<T>(req: HttpRequest): Promise<T> {
+    const text = await this.requestText(req);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** One request; the answer as text (`kubectl get --raw /metrics`), or ApiError carrying the server's Status. */
+  async requestText(req: HttpRequest): Promise<string> {
     const response = await this.#send(req);
     const chunks: Buffer[] = [];
     try {
@@ -361,7 +384,7 @@ export class KubeClient {
     const text = Buffer.concat(chunks).toString('utf8');
     const code = response.statusCode ?? 0;
     if (code < 200 || code >= 300) throw new ApiError(code, parseStatus(text, code), `${req.method} ${req.path}`);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return text;
   }
 
   /**

@@ -109,27 +109,30 @@ describe('Controller', () => {
     await stop();
   });
 
-  test("the API server's NotFound ends a reconcile quietly; a Conflict waits for the newer version's event, and is no error", async () => {
+  test("a NotFound is an error like any other (the reconciler expects it where it may come); a Conflict, wrapped or not, waits for the newer version's event, and is no error", async () => {
     const seen: string[] = [];
     const { clock, metrics, controller, stop } = harness(async (req) => {
       seen.push(req.name);
-      if (req.name === 'gone') throw new ApiError(404, { status: 'Failure', code: 404, reason: 'NotFound', message: 'pods "gone" not found' }, 'PATCH');
+      if (req.name === 'unserved') throw new ApiError(404, { status: 'Failure', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }, 'GET');
       if (req.name === 'raced' && seen.filter((n) => n === 'raced').length === 1) {
-        throw new ApiError(409, { status: 'Failure', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PATCH');
+        const conflict = new ApiError(409, { status: 'Failure', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PATCH');
+        throw new Error('patch the pod (begin its lifecycle)', { cause: conflict });
       }
     });
-    controller.enqueue('ns/gone');
+    controller.enqueue('ns/unserved');
     controller.enqueue('ns/raced');
     await tick();
+    assert.deepEqual(seen, ['unserved', 'raced']);
+    assert.equal(controller.queue.numRequeues('ns/unserved'), 1, 'retried with backoff');
     clock.advance(60_000);
     await tick();
-    assert.deepEqual(seen, ['gone', 'raced'], 'neither is retried on its own');
+    assert.deepEqual(seen, ['unserved', 'raced', 'unserved'], 'the Conflict is not retried on its own');
     // The write that won the race reaches the informer: its event enqueues the key.
     controller.enqueue('ns/raced');
     await tick();
-    assert.deepEqual(seen, ['gone', 'raced', 'raced']);
+    assert.deepEqual(seen, ['unserved', 'raced', 'unserved', 'raced']);
     assert.equal(controller.queue.numRequeues('ns/raced'), 0, 'no backoff was spent');
-    assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' }), undefined);
+    assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' }), 2);
     assert.equal(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'requeue' }), 1);
     await stop();
   });

@@ -1,14 +1,17 @@
 // The controller harness (controller-runtime's controller): its triggers turn informer events into keys;
 // N workers take keys from the queue and call the reconciler, which reads the current state itself
-// (level-triggered). Errors are retried with per-key backoff; requeueAfter schedules the key again; success
-// forgets its backoff. The two answers of the API server every reconciler meets are handled here: NotFound
-// (the object is gone: nothing to do) and Conflict (someone wrote first: the watch event of that newer version
-// brings the key back, so it is not requeued; a requeue would also spend the queue's shared token bucket, which
-// many kubelet status writes racing podops' writes of their pods would empty).
+// (level-triggered), with a signal that aborts when the controller stops (the reconciler passes it to every
+// request, so a stop cancels the requests in flight). Errors are retried with per-key backoff, all alike: a
+// NotFound is the reconciler's to expect at the call that may meet it (unlessNotFound), since the harness
+// cannot tell an object gone from a resource not served yet. A TerminalError is not retried. requeueAfter
+// schedules the key again; success forgets its backoff. One answer is handled here: Conflict (someone wrote
+// first: the watch event of that newer version brings the key back, so it is not requeued; a requeue would
+// also spend the queue's shared token bucket, which many kubelet status writes racing podops' writes of their
+// pods would empty).
 
-import { isConflict, isNotFound, type ObjectWithMeta } from './client.ts';
+import { isConflict, type ObjectWithMeta } from './client.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { Informer } from './informer.ts';
+import { objectKey, type Informer } from './informer.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -20,10 +23,8 @@ export interface Request {
 }
 
 export interface Result {
-  /** Reconcile again after this long (the backoff of the key is forgotten). */
+  /** Reconcile again after this long (the backoff of the key is forgotten); to retry with backoff, throw. */
   requeueAfterMs?: number;
-  /** Reconcile again with the key's backoff. */
-  requeue?: boolean;
 }
 
 export interface Reconciler {
@@ -35,10 +36,8 @@ export class TerminalError extends Error {
   override name = 'TerminalError';
 }
 
-/** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
-export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
-
-export const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
+// The workqueue's keys are the cache's (defined beside it, which this file builds on), here too for the reconcilers.
+export { keyOf, objectKey } from './informer.ts';
 
 export function requestOf(key: string): Request {
   const slash = key.indexOf('/');
@@ -163,19 +162,15 @@ export class Controller {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
         outcome = 'requeue_after';
-      } else if (result.requeue) {
-        this.queue.addRateLimited(key);
-        outcome = 'requeue';
       } else {
         this.queue.forget(key);
         outcome = 'success';
       }
     } catch (err) {
       outcome = 'error';
-      if (isNotFound(err)) {
-        this.queue.forget(key);
-        outcome = 'success';
-        this.#log.debug({ key }, 'the object is gone');
+      if (signal.aborted) {
+        // The stop cancelled its requests: the next leader (or this process, restarted) reconciles it anew.
+        this.#log.info({ key, err }, 'reconcile cancelled by the stop');
       } else if (isConflict(err)) {
         // The cache is behind a write of someone else: that write's watch event brings the key back.
         this.queue.forget(key);

@@ -3,6 +3,7 @@
 // token bucket so a hot loop cannot flood the API server.
 
 import { randomBytes } from 'node:crypto';
+import { rfc3339 } from '../api/kube.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isNotFound, type KubeClient, type KubeObject } from './client.ts';
 import { silentLogger, type Logger } from './log.ts';
@@ -41,8 +42,6 @@ const SPAM_REFILL_MS = 5 * 60 * 1000;
 /** client-go's defaultAggregateMaxEvents: different messages of one reason on one object before they are combined. */
 const AGGREGATE_MAX_MESSAGES = 10;
 const COMBINED_PREFIX = '(combined from similar events): ';
-
-const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export class EventRecorder {
   readonly #options: EventRecorderOptions;

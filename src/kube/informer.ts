@@ -6,9 +6,13 @@
 
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { isGone, isNotFound, type KubeClient, type ObjectWithMeta, type WatchEvent } from './client.ts';
-import { keyOf, objectKey } from './controller.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
+
+/** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc): the cache's key, and the workqueue's. */
+export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
+
+export const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
 
 export interface InformerHandler<T> {
   onAdd?(object: T): void;

@@ -1,6 +1,8 @@
 // Protocol time: Unix nanoseconds written as decimal strings (Go's time.Now().UnixNano()).
 // The pure core never reads a clock; drivers pass `now` in.
 
+import { rfc3339 } from '../api/kube.ts';
+
 export type Nanos = bigint;
 
 export const NANOS_PER_MILLI = 1_000_000n;
@@ -17,8 +19,7 @@ export function parseNanos(value: string | undefined): Nanos | undefined {
 }
 
 /** RFC 3339 with second precision, as metav1.Time serialises (`2024-06-04T12:58:05Z`). */
-export const rfc3339FromNanos = (n: Nanos): string =>
-  new Date(millisFromNanos(n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const rfc3339FromNanos = (n: Nanos): string => rfc3339(millisFromNanos(n));
 
 /** `1h2m3s`-style rendering of a non-negative duration, for humans. */
 export function formatDuration(n: Nanos): string {

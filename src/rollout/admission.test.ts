@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, type WorkloadKind } from '../api/rolloutlifecycle.ts';
-import { admitWorkloadUpdate, parseSettings, parseStamp, revisionOf, rolloutStamp, type Revision, type WorkloadUpdate } from './admission.ts';
+import { admitWorkloadUpdate, revisionOf, rolloutStamp, type WorkloadUpdate } from './admission.ts';
+import type { Revision } from './observe.ts';
+import { parseSettings, parseStamp } from './stash.ts';
 import { applyPatch, template, workload } from './fixtures.test-support.ts';
 import { FROZEN_PARTITION, templateHash, type JsonObject, type Workload } from './workload.ts';
 

@@ -6,18 +6,12 @@
 // a GitOps sync that re-applies `paused: false` or a partition changes what is restored at the end, not the
 // rollout in progress. podops' own writes (its field manager) pass as they are.
 
-import { escapeJsonPointer, type JsonPatchOperation } from '../api/kube.ts';
-import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, type WorkloadKind } from '../api/rolloutlifecycle.ts';
-import type { RolloutStamp } from './plan.ts';
-import { HOLD_FIELDS, holdSettings, sameTemplate, settingsOf, templateHash, templateOf, type Json, type Settings, type Workload } from './workload.ts';
-
-/** A revision of the workload that exists: a ReplicaSet, or a ControllerRevision's template. */
-export interface Revision {
-  name: string;
-  /** The object's uid, when read from it (hook Jobs are owned by it). */
-  uid?: string;
-  template: Json;
-}
+import type { JsonPatchOperation } from '../api/kube.ts';
+import type { WorkloadKind } from '../api/rolloutlifecycle.ts';
+import type { Revision } from './observe.ts';
+import { stampOf, stashAnnotations, stashOf, type RolloutStamp } from './stash.ts';
+import { annotationOperations, holdFieldOperations } from './workload-patch.ts';
+import { HOLD_FIELDS, holdSettings, sameTemplate, settingsOf, templateHash, templateOf, type Settings, type Workload } from './workload.ts';
 
 export interface WorkloadUpdate {
   kind: WorkloadKind;
@@ -33,25 +27,6 @@ export interface WorkloadUpdate {
   now: string;
   /** A fresh random id for the rollout a template change starts (the driver draws it: this module is pure). */
   rolloutId: string;
-}
-
-export const parseSettings = (text: string | undefined): Settings | undefined => {
-  if (text === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Settings) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-export function parseStamp(text: string | undefined): RolloutStamp | undefined {
-  const parsed = parseSettings(text);
-  if (!parsed || typeof parsed.templateHash !== 'string' || typeof parsed.changedAt !== 'string' || (parsed.type !== 'ROLLOUT' && parsed.type !== 'ROLLBACK')) return undefined;
-  // rolloutStamp's key order: a held workload's stamp is written back as it was read, unchanged.
-  // A stamp without an id (written by an older podops) is told apart by its template and time.
-  const id = typeof parsed.id === 'string' ? parsed.id : `${parsed.templateHash.slice(0, 5)}${parsed.changedAt.replace(/\D/g, '').slice(-5)}`;
-  return { id, templateHash: parsed.templateHash, type: parsed.type, ...(typeof parsed.from === 'string' && { from: parsed.from }), changedAt: parsed.changedAt };
 }
 
 /** A rollback: an existing revision has the new template. */
@@ -82,50 +57,18 @@ function heldRolloutStamp(update: WorkloadUpdate, previous: RolloutStamp | undef
   return rolloutStamp(update, goesBack(update) ? abandoned : (previous?.from ?? abandoned));
 }
 
-/**
- * Operations setting each hold field of `object` to `settings`, the whole field at once (a merge would leave a
- * rolling update's parameters beside a Recreate strategy), and removing those `settings` lack. `add` replaces
- * an existing member, so the operations hold even if the field appeared since `object` was read.
- */
-export function holdFieldOperations(kind: WorkloadKind, object: Workload, settings: Settings): JsonPatchOperation[] {
-  const ops: JsonPatchOperation[] = [];
-  for (const field of HOLD_FIELDS[kind]) {
-    const want = settings[field];
-    const have = object.spec?.[field];
-    if (JSON.stringify(want) === JSON.stringify(have)) continue;
-    const path = `/spec/${escapeJsonPointer(field)}`;
-    ops.push(want === undefined ? { op: 'remove', path } : { op: 'add', path, value: want });
-  }
-  return ops;
-}
-
-/** Operations setting annotations to the given values, and removing those given as null. */
-export function annotationOperations(object: Workload, values: Record<string, string | null>): JsonPatchOperation[] {
-  const current = object.metadata.annotations;
-  const set = Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== null);
-  if (current === undefined) return set.length === 0 ? [] : [{ op: 'add', path: '/metadata/annotations', value: Object.fromEntries(set) }];
-  return Object.entries(values).flatMap(([key, value]): JsonPatchOperation[] => {
-    const path = `/metadata/annotations/${escapeJsonPointer(key)}`;
-    if (value === null) return key in current ? [{ op: 'remove', path }] : [];
-    return current[key] === value ? [] : [{ op: 'add', path, value }];
-  });
-}
-
 /** The JSON patch to the incoming object: empty when the write passes as it is. */
 export function admitWorkloadUpdate(update: WorkloadUpdate): JsonPatchOperation[] {
   const { kind, oldObject, object } = update;
   if (update.byPodops) return [];
-  const stashed = parseSettings(oldObject.metadata.annotations?.[RL_USER_SETTINGS_ANNOTATION]);
+  const stashed = stashOf(oldObject);
   const templateChanged = !sameTemplate(templateOf(oldObject) ?? {}, templateOf(object) ?? {});
   if (!stashed) {
     if (!templateChanged || !update.hooked) return [];
     const user = settingsOf(kind, object);
     const frozen = holdSettings(kind, user, { type: 'frozen' }, { replicas: 0, newReplicas: 0 });
     const stamp = rolloutStamp(update, revisionOf(update.revisions, oldObject));
-    return [
-      ...annotationOperations(object, { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(user), [RL_ROLLOUT_ANNOTATION]: JSON.stringify(stamp) }),
-      ...holdFieldOperations(kind, object, frozen),
-    ];
+    return [...annotationOperations(object, stashAnnotations(user, stamp)), ...holdFieldOperations(kind, object, frozen)];
   }
   // Held: the user's changes of the hold fields go to the stash; the fields keep podops' values.
   const user: Settings = { ...stashed };
@@ -136,10 +79,8 @@ export function admitWorkloadUpdate(update: WorkloadUpdate): JsonPatchOperation[
     if (incoming[field] === undefined) delete user[field];
     else user[field] = incoming[field];
   }
-  const annotations: Record<string, string> = { [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(user) };
-  const previousStamp = parseStamp(oldObject.metadata.annotations?.[RL_ROLLOUT_ANNOTATION]);
-  if (templateChanged) annotations[RL_ROLLOUT_ANNOTATION] = JSON.stringify(heldRolloutStamp(update, previousStamp));
-  else if (previousStamp) annotations[RL_ROLLOUT_ANNOTATION] = JSON.stringify(previousStamp);
+  const previousStamp = stampOf(oldObject);
+  const annotations = stashAnnotations(user, templateChanged ? heldRolloutStamp(update, previousStamp) : previousStamp);
   // A new template (a rollover, or a rollback) starts frozen again: its point 0 comes before any of its pods.
   const fields = templateChanged ? holdSettings(kind, user, { type: 'frozen' }, { replicas: 0, newReplicas: 0 }) : holding;
   return [...annotationOperations(object, annotations), ...holdFieldOperations(kind, object, fields)];

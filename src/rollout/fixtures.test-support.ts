@@ -50,3 +50,16 @@ export function applyPatch<T>(document: T, operations: readonly JsonPatchOperati
   }
   return result as T;
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** RFC 7386 JSON merge patch: objects merge, null removes, anything else replaces. */
+export function mergePatch<T>(document: T, patch: unknown): T {
+  if (!isPlainObject(patch)) return structuredClone(patch) as T;
+  const result: Record<string, unknown> = isPlainObject(document) ? structuredClone(document) : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result as T;
+}

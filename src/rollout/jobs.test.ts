@@ -98,7 +98,7 @@ describe('hookJob', () => {
   };
 
   test('name, namespace, labels and the owner', () => {
-    const job = hookJob(input(jobSpec)) as { apiVersion: string; kind: string; metadata: Record<string, unknown> };
+    const job = hookJob(input(jobSpec)) as unknown as { apiVersion: string; kind: string; metadata: Record<string, unknown> };
     assert.equal(job.apiVersion, 'batch/v1');
     assert.equal(job.kind, 'Job');
     assert.deepEqual(job.metadata, {
@@ -144,7 +144,7 @@ describe('hookJob', () => {
   });
 
   test('the rollout variables in every container and init container, after their own, unless they define them', () => {
-    const spec = (hookJob(input(jobSpec)) as { spec: typeof jobSpec }).spec;
+    const spec = (hookJob(input(jobSpec)) as unknown as { spec: typeof jobSpec }).spec;
     assert.deepEqual(spec.template.spec.initContainers, [{ name: 'wait', image: 'busybox', env: rolloutEnv }]);
     assert.deepEqual(spec.template.spec.containers[0]?.env, [{ name: 'TARGET', value: 'web' }, ...rolloutEnv]);
     assert.deepEqual(spec.template.spec.containers[1]?.env, [{ name: 'K8S_ROLLOUT_TYPE', value: 'mine' }, ...rolloutEnv.slice(0, 2)]);
@@ -154,13 +154,13 @@ describe('hookJob', () => {
 
   test('a container that defines all three is left as it is', () => {
     const own = { name: 'own', env: rolloutEnv.map((e) => ({ ...e, value: 'x' })) };
-    const spec = (hookJob(input({ template: { spec: { containers: [own] } } })) as { spec: { template: { spec: { containers: unknown[] } } } }).spec;
+    const spec = (hookJob(input({ template: { spec: { containers: [own] } } })) as unknown as { spec: { template: { spec: { containers: unknown[] } } } }).spec;
     assert.deepEqual(spec.template.spec.containers, [own]);
   });
 
   test("the RolloutLifecycle's jobSpec is copied, not changed", () => {
     const before = structuredClone(jobSpec);
-    const job = hookJob(input(jobSpec)) as { spec: typeof jobSpec };
+    const job = hookJob(input(jobSpec)) as unknown as { spec: typeof jobSpec };
     assert.deepEqual(jobSpec, before);
     assert.notEqual(job.spec, jobSpec);
     job.spec.template.spec.containers[0]!.env!.push({ name: 'LATER', value: '1' });

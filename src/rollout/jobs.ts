@@ -6,6 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { OwnerReference } from '../api/kube.ts';
 import {
+  type LifecycleHook,
+  type RolloutLifecycle,
+  type RolloutRecord,
   RL_JOB_HOOK_LABEL,
   RL_JOB_POINT_LABEL,
   RL_JOB_ROLLOUT_LABEL,
@@ -72,7 +75,15 @@ function withRolloutEnv(container: Container, env: HookJobInput['env']): Contain
   return added.length === 0 ? container : { ...container, env: [...(container.env ?? []), ...added] };
 }
 
-export function hookJob(input: HookJobInput): Record<string, unknown> {
+/** A batch/v1 Job as podops creates it for a hook. */
+export type HookJob = {
+  apiVersion: 'batch/v1';
+  kind: 'Job';
+  metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences?: OwnerReference[] };
+  spec: Record<string, unknown>;
+};
+
+export function hookJob(input: HookJobInput): HookJob {
   const spec = structuredClone(input.jobSpec) as { template?: { spec?: Record<string, unknown>; metadata?: Record<string, unknown> } } & Record<string, unknown>;
   const podSpec = spec.template?.spec;
   if (podSpec) {
@@ -102,3 +113,45 @@ export function hookJob(input: HookJobInput): Record<string, unknown> {
     spec,
   };
 }
+
+/** One run of a hook: the Job's name, the point it runs at, the rollout it runs for, and the Job's owner. */
+export interface HookRun {
+  name: string;
+  point: number;
+  rollout: Pick<RolloutRecord, 'id' | 'templateHash' | 'type' | 'fromRevision' | 'toRevision'>;
+  /** The revision it runs for; none for the dry run. */
+  owner?: OwnerReference;
+}
+
+/** The Job of a RolloutLifecycle's hook for one run: what the controller creates, and what admission dry-runs. */
+export function hookJobFor(rl: RolloutLifecycle, hook: LifecycleHook, run: HookRun): HookJob {
+  const namespace = rl.metadata.namespace ?? '';
+  const target = rl.spec?.targetRef;
+  const { rollout } = run;
+  const revisionObject = (revision: string | undefined): string => (revision ? `${namespace}/${revision}` : '');
+  return hookJob({
+    namespace,
+    name: run.name,
+    rolloutLifecycle: rl.metadata.name ?? '',
+    hook: hook.name ?? '',
+    point: run.point,
+    workload: { kind: target?.kind as WorkloadKind, name: target?.name ?? '' },
+    ...(rollout.toRevision !== undefined && { toRevision: rollout.toRevision }),
+    rollout: rollout.id,
+    templateHash: rollout.templateHash,
+    jobSpec: hook.jobSpec ?? {},
+    ...(run.owner && { owner: run.owner }),
+    env: { type: rollout.type, from: revisionObject(rollout.fromRevision), to: revisionObject(rollout.toRevision) },
+  });
+}
+
+/** Stands for the rollout id and template hash in the dry run of a hook's Job. */
+const DRY_RUN = 'dry0000run';
+
+/** The Job a hook would run as, for the API server to judge at admission (a dry-run create). */
+export const dryRunHookJob = (rl: RolloutLifecycle, hook: LifecycleHook): HookJob =>
+  hookJobFor(rl, hook, {
+    name: hookJobName(rl.spec?.targetRef?.name ?? 'workload', hook.name ?? 'hook', DRY_RUN, 1),
+    point: 0,
+    rollout: { id: DRY_RUN, templateHash: DRY_RUN, type: 'ROLLOUT' },
+  });

@@ -3,10 +3,18 @@
 // new available pods), and the hook Jobs.
 
 import { CONTROLLER_REVISION_HASH_LABEL, type Pod } from '../api/kube.ts';
-import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, type WorkloadKind } from '../api/rolloutlifecycle.ts';
-import { parseSettings, parseStamp, type Revision } from './admission.ts';
+import type { WorkloadKind } from '../api/rolloutlifecycle.ts';
 import type { JobObservation, Observation } from './plan.ts';
+import { stampOf, stashOf } from './stash.ts';
 import { reachableReplicas, sameTemplate, settingsOf, templateHash, templateOf, userDrivesUpdates, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
+
+/** A revision of the workload that exists: a ReplicaSet, or a ControllerRevision's template. */
+export interface Revision {
+  name: string;
+  /** The object's uid, when read from it (hook Jobs are owned by it). */
+  uid?: string;
+  template: Json;
+}
 
 export interface ReplicaSetLike extends Workload {
   metadata: Workload['metadata'] & { ownerReferences?: { uid: string }[] };
@@ -78,9 +86,8 @@ function revisionTemplate(revision: ControllerRevision): Json {
 
 export function observeRollout(objects: RolloutObjects): ObservedRollout {
   const { kind, workload, now } = objects;
-  const annotations = workload.metadata.annotations ?? {};
-  const stashed = parseSettings(annotations[RL_USER_SETTINGS_ANNOTATION]);
-  const stamp = parseStamp(annotations[RL_ROLLOUT_ANNOTATION]);
+  const stashed = stashOf(workload);
+  const stamp = stampOf(workload);
   const user = stashed ?? settingsOf(kind, workload);
   const spec = workload.spec ?? {};
   const status = workload.status ?? {};

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Condition, HookRecord, LifecycleHook, RolloutRecord } from '../api/rolloutlifecycle.ts';
-import { planRollout, type JobObservation, type Observation, type Plan, type RolloutStamp } from './plan.ts';
+import { planRollout, type JobObservation, type Observation, type Plan } from './plan.ts';
+import type { RolloutStamp } from './stash.ts';
 
 const H1 = 'aaaaaaaaaa';
 const H2 = 'bbbbbbbbbb';

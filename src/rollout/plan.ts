@@ -12,26 +12,15 @@
 // rollout stays so: only a new template starts another.
 
 import { createHash } from 'node:crypto';
-import type { Condition, HookRecord, LifecycleHook, PointRecord, RolloutPhase, RolloutRecord, RolloutType } from '../api/rolloutlifecycle.ts';
+import { RL_RETRY_ANNOTATION, type Condition, type HookRecord, type LifecycleHook, type PointRecord, type RolloutLifecycle, type RolloutPhase, type RolloutRecord } from '../api/rolloutlifecycle.ts';
 import { hookJobName } from './jobs.ts';
 import { resolvePoints, type Point } from './points.ts';
+import type { RolloutStamp } from './stash.ts';
 import type { Hold } from './workload.ts';
 
 export interface JobObservation {
   phase: 'Active' | 'Succeeded' | 'Failed';
   message?: string;
-}
-
-/** What the webhook stamped on the workload when its template changed (or podops, when the webhook did not see it). */
-export interface RolloutStamp {
-  /** Unique to this template change: a template rolled out again later is another rollout, with other Jobs. */
-  id: string;
-  templateHash: string;
-  type: RolloutType;
-  /** The revision the pods ran before (ReplicaSet or ControllerRevision name). */
-  from?: string;
-  /** RFC 3339. */
-  changedAt: string;
 }
 
 export interface Observation {
@@ -71,6 +60,22 @@ export interface PlanInput {
   observation: Observation;
   /** Hooks `podops rollout retry` asked to run again (`*`: every failed one). */
   retry?: readonly string[];
+}
+
+/** The plan's input for a RolloutLifecycle: its hooks, what its status remembers, and the retry it was asked for. */
+export function rolloutPlanInput(rl: RolloutLifecycle, workloadName: string, observation: Observation, now: string): PlanInput {
+  const retry = rl.metadata.annotations?.[RL_RETRY_ANNOTATION]?.split(',').map((h) => h.trim()).filter(Boolean);
+  return {
+    now,
+    workloadName,
+    hooks: rl.spec?.hooks ?? [],
+    ...(rl.status?.rollout && { rollout: rl.status.rollout }),
+    ...(rl.status?.hooks && { hookRecords: rl.status.hooks }),
+    ...(rl.status?.conditions && { conditions: rl.status.conditions }),
+    ...(rl.metadata.generation !== undefined && { generation: rl.metadata.generation }),
+    observation,
+    ...(retry && { retry }),
+  };
 }
 
 export interface JobAction {
@@ -185,6 +190,21 @@ function hookRecords(input: PlanInput, points: readonly Point[], record: Rollout
 /** The id of a rollout the webhook did not stamp: its template and when podops first saw it. */
 const rolloutId = (templateHash: string, startTime: string): string => createHash('sha256').update(`${templateHash}@${startTime}`).digest('hex').slice(0, 10);
 
+/** What becomes of the Jobs of cancelled hooks: kept for inspection (retainPolicy Always) and suspended, so their pods stop; else deleted. */
+export type CancelledJobs = Pick<Plan, 'suspendJobs' | 'deleteJobs'>;
+
+function cancelJob(hooks: readonly LifecycleHook[], hook: HookRecord, jobs: CancelledJobs): void {
+  ((hookOf(hooks, hook.name)?.retainPolicy ?? 'Always') === 'Always' ? jobs.suspendJobs : jobs.deleteJobs).push(hook.job);
+}
+
+/** The hooks still running (or about to) when their RolloutLifecycle goes: their names, and their Jobs' fate. */
+export function cancelRunningHooks(hooks: readonly LifecycleHook[], records: readonly HookRecord[]): CancelledJobs & { cancelled: string[] } {
+  const running = records.filter((hook) => ACTIVE.includes(hook.phase));
+  const jobs: CancelledJobs = { suspendJobs: [], deleteJobs: [] };
+  for (const hook of running) cancelJob(hooks, hook, jobs);
+  return { ...jobs, cancelled: running.map((hook) => hook.name) };
+}
+
 const cancelled = (hook: HookRecord, now: string, why: string): HookRecord => ({ ...hook, phase: 'Cancelled', completionTime: now, message: why });
 
 export function planRollout(input: PlanInput): Plan {
@@ -223,7 +243,7 @@ export function planRollout(input: PlanInput): Plan {
       else if (job && job.phase !== 'Active') plan.hooks.push({ ...hook, phase: job.phase, completionTime: now, ...(job.phase === 'Failed' && { message: job.message ?? `Job ${hook.job} failed` }) });
       else {
         plan.hooks.push(cancelled(hook, now, `cancelled: the template changed (rollout ${record.templateHash})`));
-        if (job) (retainOf(hook.name) === 'Always' ? plan.suspendJobs : plan.deleteJobs).push(hook.job);
+        if (job) cancelJob(input.hooks, hook, plan);
       }
     }
     if (input.rollout.phase !== 'Complete') plan.events.push({ type: 'Normal', reason: 'RolloutCancelled', message: `rollout to ${input.rollout.templateHash} superseded by ${record.templateHash}` });

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { resolveIntOrPercent } from '../api/kube.ts';
 import type { WorkloadKind } from '../api/rolloutlifecycle.ts';
+import type { LabelSelector } from '../api/selector.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -48,6 +49,9 @@ export function settingsOf(kind: WorkloadKind, workload: Workload): Settings {
   }
   return settings;
 }
+
+/** The workload's pod selector (the API server validated its shape). */
+export const selectorOf = (workload: { spec?: JsonObject }): LabelSelector => (workload.spec?.selector ?? {}) as LabelSelector;
 
 export function templateOf(workload: { spec?: JsonObject }): JsonObject | undefined {
   const template = workload.spec?.template;

@@ -17,13 +17,24 @@
 //   ones first, keeping at most maxUnavailable (rounded up) unavailable. OnDelete waits.
 
 import { CONTROLLER_REVISION_HASH_LABEL, resolveIntOrPercent, type Pod } from '../api/kube.ts';
-import { RL_ROLLOUT_ANNOTATION, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, type Condition, type HookRecord, type LifecycleHook, type RolloutRecord, type WorkloadKind } from '../api/rolloutlifecycle.ts';
+import {
+  RL_API_VERSION,
+  RL_FINALIZER,
+  RL_JOB_HOOK_LABEL,
+  RL_KIND,
+  RL_USER_SETTINGS_ANNOTATION,
+  RL_WORKLOAD_LABEL,
+  type LifecycleHook,
+  type RolloutLifecycle,
+  type RolloutLifecycleStatus,
+  type WorkloadKind,
+} from '../api/rolloutlifecycle.ts';
 import { admitWorkloadUpdate } from './admission.ts';
-import { daemonSetMaxUnavailable, daemonSetReplacements } from './daemonset.ts';
-import { applyPatch, NAME, NAMESPACE, template, UID } from './fixtures.test-support.ts';
+import { applyPatch, mergePatch, NAME, NAMESPACE, template, UID } from './fixtures.test-support.ts';
 import { observeRollout, type ControllerRevision, type ObservedRollout, type ReplicaSetLike } from './observe.ts';
-import { planRollout, type Plan } from './plan.ts';
-import { HOLD_FIELDS, holdSettings, templateHash, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
+import { planRollout, rolloutPlanInput, type Plan } from './plan.ts';
+import { templateHash, type Json, type JsonObject, type Settings, type Workload } from './workload.ts';
+import { rolloutWrites, type PatchRequest, type RolloutRequest, type Tolerated } from './writes.ts';
 
 const START = Date.parse('2025-03-01T10:00:00Z');
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -58,11 +69,10 @@ interface Revision {
   revision: number;
 }
 
-export interface Status {
-  rollout?: RolloutRecord;
-  hooks?: HookRecord[];
-  conditions?: Condition[];
-}
+export type Status = RolloutLifecycleStatus;
+
+/** The RolloutLifecycle of the world's workload: `hooks`, as the workload's label names it. */
+const RL_NAME = 'hooks';
 
 /** Where podops is killed in a reconcile: after creating its Jobs, or after writing the status too. */
 export type Crash = 'before-hold' | 'before-status';
@@ -90,7 +100,9 @@ export class World {
   updateRevision = '';
   currentRevision = '';
   readonly jobs = new Map<string, SimJob>();
-  status: Status = {};
+  rolloutLifecycle: RolloutLifecycle;
+  /** The workload's resourceVersion: each stored write makes a new one, which guarded writes compare with. */
+  resourceVersion = 1;
   second = 0;
   #podCounter = 0;
 
@@ -98,6 +110,12 @@ export class World {
     this.kind = kind;
     this.replicas = replicas;
     this.hooks = hooks;
+    this.rolloutLifecycle = {
+      apiVersion: RL_API_VERSION,
+      kind: RL_KIND,
+      metadata: { name: RL_NAME, namespace: NAMESPACE, generation: 1, resourceVersion: '1', finalizers: [RL_FINALIZER] },
+      spec: { targetRef: { kind, name: NAME }, hooks },
+    };
     this.spec = { ...(kind !== 'DaemonSet' && { replicas }), selector: { matchLabels: { app: NAME } }, template: structuredClone(this.templates[0]!), ...structuredClone(user) };
     if (kind === 'Deployment') {
       this.sets.push({ name: this.#revisionName(0), template: 0, replicas, maxReplicas: replicas + this.#maxSurge() });
@@ -115,6 +133,11 @@ export class World {
   /** The template the workload declares now, by index. */
   get target(): number {
     return this.templates.findIndex((t) => templateHash(t) === templateHash(this.spec.template as Json));
+  }
+
+  /** The RolloutLifecycle's status, as podops last wrote it. */
+  get status(): Status {
+    return this.rolloutLifecycle.status ?? {};
   }
 
   get held(): boolean {
@@ -147,7 +170,7 @@ export class World {
     return {
       apiVersion: 'apps/v1',
       kind: this.kind,
-      metadata: { name: NAME, namespace: NAMESPACE, uid: UID, generation: this.generation, labels: { [RL_WORKLOAD_LABEL]: 'hooks' }, ...(this.annotations && { annotations: { ...this.annotations } }) },
+      metadata: { name: NAME, namespace: NAMESPACE, uid: UID, resourceVersion: String(this.resourceVersion), generation: this.generation, labels: { [RL_WORKLOAD_LABEL]: RL_NAME }, ...(this.annotations && { annotations: { ...this.annotations } }) },
       spec: structuredClone(this.spec),
       status,
     };
@@ -155,6 +178,7 @@ export class World {
 
   /** Stores a written workload: a changed spec is a new generation. */
   #store(written: Workload): void {
+    this.resourceVersion++;
     if (JSON.stringify(written.spec) !== JSON.stringify(this.spec)) this.generation++;
     this.spec = written.spec ?? {};
     this.annotations = written.metadata.annotations && Object.keys(written.metadata.annotations).length > 0 ? written.metadata.annotations : undefined;
@@ -438,69 +462,90 @@ export class World {
   // ---- podops' controller ----
 
   /**
-   * One reconcile, as RolloutReconciler does it: observe, plan, `check` the plan, then act on it in the
-   * controller's order (Jobs, the status, the workload's hold). `crash` stops it before the status or before the
-   * hold is written, as podops killed there would.
+   * One reconcile, as RolloutReconciler does it: observe, plan, `check` the plan, then send the requests
+   * src/rollout/writes.ts makes of it, in their order (Jobs, the status, the workload's hold), applied here as the
+   * API server would apply them. `crash` stops it before the status or before the hold is written, as podops
+   * killed there would.
    */
   reconcile(check: (reconcile: Reconcile) => void = () => {}, crash?: Crash): Reconcile {
     this.second++;
     const observed = this.observe();
+    const rl = structuredClone(this.rolloutLifecycle);
     const before = structuredClone(this.status);
-    const plan = planRollout({
-      now: this.now,
-      workloadName: NAME,
-      hooks: this.hooks,
-      ...(before.rollout && { rollout: before.rollout }),
-      ...(before.hooks && { hookRecords: before.hooks }),
-      ...(before.conditions && { conditions: before.conditions }),
-      generation: 1,
-      observation: observed,
-    });
+    const plan = planRollout(rolloutPlanInput(rl, NAME, observed, this.now));
     const reconcile = { observed, plan, before };
     check(reconcile);
-    for (const name of plan.suspendJobs) {
-      const job = this.jobs.get(name);
-      if (job) job.suspended = true;
+    const { requests } = rolloutWrites({ rl, kind: this.kind, workload: this.workload(), observed, plan, now: this.now });
+    for (const request of requests) {
+      const status = request.kind === 'RolloutLifecycle' && request.verb === 'patch' && request.subresource === 'status';
+      if (crash === 'before-status' && request.kind !== 'Job') return reconcile;
+      if (crash === 'before-hold' && request.kind !== 'Job' && !status) return reconcile;
+      this.#send(request);
     }
-    for (const name of plan.deleteJobs) this.jobs.delete(name);
-    for (const action of plan.createJobs) if (!this.jobs.has(action.name)) this.jobs.set(action.name, { hook: action.hook, phase: 'Active', suspended: false });
-    if (crash === 'before-status') return reconcile;
-    this.status = { ...(plan.rollout && { rollout: plan.rollout }), hooks: plan.hooks, conditions: plan.conditions };
-    if (crash === 'before-hold') return reconcile;
-    if (plan.hold) this.#hold(observed, plan);
     return reconcile;
   }
 
-  #hold(observed: ObservedRollout, plan: Plan): void {
-    const hold = plan.hold ?? { type: 'release' };
-    const written = this.workload();
-    const settings = holdSettings(this.kind, observed.user, hold, { replicas: observed.replicas, newReplicas: observed.newReplicas });
-    if (plan.stamp || (!observed.held && hold.type !== 'release')) {
-      // The first hold, with the stamp of a rollout the webhook did not see.
-      for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, settings[field]);
-      written.metadata.annotations = { ...written.metadata.annotations, [RL_USER_SETTINGS_ANNOTATION]: JSON.stringify(observed.user), ...(plan.stamp && { [RL_ROLLOUT_ANNOTATION]: JSON.stringify(plan.stamp) }) };
-      this.#store(written);
-    } else if (hold.type === 'release') {
-      if (!observed.held) return;
-      for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, observed.user[field]);
-      const annotations = { ...written.metadata.annotations };
-      delete annotations[RL_USER_SETTINGS_ANNOTATION];
-      delete annotations[RL_ROLLOUT_ANNOTATION];
-      written.metadata.annotations = annotations;
-      this.#store(written);
-      return;
-    } else if (HOLD_FIELDS[this.kind].some((f) => JSON.stringify(settings[f]) !== JSON.stringify(observed.current[f]))) {
-      for (const field of HOLD_FIELDS[this.kind]) setField(written.spec as JsonObject, field, settings[field]);
-      this.#store(written);
+  /** A request as the API server answers it: applied, or refused with an answer the request may tolerate. */
+  #send(request: RolloutRequest | PatchRequest): void {
+    try {
+      this.#apply(request);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      if (request.tolerate.includes(err.answer as Tolerated)) return;
+      if (err.answer === 'Conflict' && request.verb === 'patch' && request.again) {
+        const next = request.again(this.workload());
+        if (next) this.#send(next);
+        return;
+      }
+      throw new Error(`${request.verb} ${request.kind} (${request.why}): ${err.answer}`, { cause: err });
     }
-    if (this.kind === 'DaemonSet' && hold.type === 'step') {
-      const evicted = new Set(daemonSetReplacements(observed.pods, hold.count, daemonSetMaxUnavailable(observed.user, observed.replicas)));
-      for (const pod of this.pods) if (evicted.has(pod.name)) pod.terminating = true;
+  }
+
+  #apply(request: RolloutRequest): void {
+    if (request.verb === 'create') {
+      const { name, labels } = request.body.metadata;
+      if (this.jobs.has(name)) throw new Refused('AlreadyExists');
+      this.jobs.set(name, { hook: labels[RL_JOB_HOOK_LABEL] ?? '', phase: 'Active', suspended: request.body.spec.suspend === true });
+    } else if (request.verb === 'delete') {
+      if (!this.jobs.delete(request.name)) throw new Refused('NotFound');
+    } else if (request.verb === 'evict') {
+      const pod = this.pods.find((p) => p.name === request.name);
+      if (!pod) throw new Refused('NotFound');
+      pod.terminating = true;
+    } else if (request.kind === 'Job') {
+      const job = this.jobs.get(request.name);
+      if (!job) throw new Refused('NotFound');
+      job.suspended = mergePatch({ spec: { suspend: job.suspended } }, request.body).spec.suspend === true;
+    } else if (request.kind === 'RolloutLifecycle') {
+      const written = this.#patched(this.rolloutLifecycle, request);
+      this.rolloutLifecycle = request.subresource === 'status' ? { ...this.rolloutLifecycle, status: written.status } : { ...written, status: this.rolloutLifecycle.status };
+      this.rolloutLifecycle.metadata.resourceVersion = String(Number(this.rolloutLifecycle.metadata.resourceVersion) + 1);
+    } else if (request.kind === this.kind) {
+      this.#store(this.#patched(this.workload(), request));
+    } else {
+      throw new Error(`no ${request.kind} in this world: ${request.why}`);
     }
+  }
+
+  /** The object a patch makes, after its resourceVersion guard (which the request must declare). */
+  #patched<T extends { metadata: { resourceVersion?: string } }>(object: T, request: PatchRequest): T {
+    const guard = Array.isArray(request.body)
+      ? request.body.find((op) => op.op === 'replace' && op.path === '/metadata/resourceVersion')
+      : (request.body.metadata as { resourceVersion?: string } | undefined)?.resourceVersion !== undefined
+        ? { value: (request.body.metadata as { resourceVersion: string }).resourceVersion }
+        : undefined;
+    if ((guard !== undefined) !== request.guarded) throw new Error(`${request.kind} patch says it is ${request.guarded ? '' : 'not '}guarded, and its body ${guard ? 'is' : 'is not'}: ${request.why}`);
+    if (guard && 'value' in guard && guard.value !== object.metadata.resourceVersion) throw new Refused('Conflict');
+    return Array.isArray(request.body) ? applyPatch(object, request.body) : mergePatch(object, request.body);
   }
 }
 
-function setField(spec: JsonObject, field: string, value: Json | undefined): void {
-  if (value === undefined) delete spec[field];
-  else spec[field] = structuredClone(value);
+/** The API server's refusal of a request: what the request may tolerate, or a conflict with a newer version. */
+class Refused extends Error {
+  readonly answer: Tolerated | 'Conflict';
+
+  constructor(answer: Tolerated | 'Conflict') {
+    super(answer);
+    this.answer = answer;
+  }
 }

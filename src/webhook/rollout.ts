@@ -1,18 +1,19 @@
-// Rollout admission: the workload webhook (drivers of src/rollout/admission.ts), and defaulting and validation
+// Rollout admission: the workload webhook (a driver of src/rollout/admission.ts), and defaulting and validation
 // of RolloutLifecycles. The workload webhook is only called for workloads podops labelled for a
 // RolloutLifecycle (objectSelector), so a workload without one never depends on podops being up.
 
 import { randomBytes } from 'node:crypto';
+import { rfc3339 } from '../api/kube.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Informer } from '../kube/informer.ts';
 import { CONTROLLER_REVISIONS, DAEMONSETS, DEPLOYMENTS, JOBS, REPLICASETS, STATEFULSETS } from '../kube/resources.ts';
 import { RL_FIELD_MANAGER, RL_USER_SETTINGS_ANNOTATION, RL_WORKLOAD_LABEL, WORKLOAD_KINDS, type LifecycleHook, type RolloutLifecycle, type WorkloadKind } from '../api/rolloutlifecycle.ts';
-import { admitWorkloadUpdate, type Revision } from '../rollout/admission.ts';
+import { admitWorkloadUpdate } from '../rollout/admission.ts';
 import { targetsSame } from '../rollout/claim.ts';
-import { hookJob, hookJobName } from '../rollout/jobs.ts';
-import { observeRollout, type ControllerRevision, type ReplicaSetLike } from '../rollout/observe.ts';
+import { dryRunHookJob } from '../rollout/jobs.ts';
+import { observeRollout, type ControllerRevision, type ReplicaSetLike, type Revision } from '../rollout/observe.ts';
 import { defaultRolloutLifecycle, validateRolloutLifecycle, validateRolloutLifecycleUpdate } from '../rollout/validate.ts';
-import { sameTemplate, templateOf, type Workload } from '../rollout/workload.ts';
+import { sameTemplate, selectorOf, templateOf, type Workload } from '../rollout/workload.ts';
 import { labelSelectorString } from '../api/selector.ts';
 import { validationMessage } from '../transition/validate.ts';
 import { refuseUnlessAllowed } from './access-review.ts';
@@ -23,8 +24,6 @@ export interface RolloutAdmissionOptions {
   rolloutLifecycles: Informer<RolloutLifecycle>;
   now: () => Date;
 }
-
-const rfc3339 = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The RolloutLifecycle a workload is labelled for, when it targets that workload and has hooks. */
 function hookedBy(rolloutLifecycles: Informer<RolloutLifecycle>, kind: WorkloadKind, workload: Workload): RolloutLifecycle | undefined {
@@ -37,7 +36,7 @@ function hookedBy(rolloutLifecycles: Informer<RolloutLifecycle>, kind: WorkloadK
 
 /** The workload's ReplicaSets or ControllerRevisions, as they are before this write is stored. */
 export async function listRevisions(client: KubeClient, kind: WorkloadKind, workload: Workload): Promise<Revision[]> {
-  const selector = labelSelectorString((workload.spec?.selector ?? {}) as never);
+  const selector = labelSelectorString(selectorOf(workload));
   const namespace = workload.metadata.namespace;
   if (kind === 'Deployment') {
     const sets = await client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: selector });
@@ -132,21 +131,9 @@ export async function validateRolloutLifecycleRequest(request: AdmissionRequest,
   const jobRefusal = await refuseUnlessAllowed(client, request.userInfo, ['create'], jobs, 'spec.hooks', 'podops runs the hooks as Jobs in its own name');
   if (jobRefusal) return jobRefusal;
   for (const hook of fresh) {
-    // The Job podops would create for the hook, as a dry run.
-    const job = hookJob({
-      namespace,
-      name: hookJobName(target?.name ?? 'workload', hook.name ?? 'hook', 'dry0000run', 1),
-      rolloutLifecycle: rl.metadata.name ?? '',
-      hook: hook.name ?? '',
-      point: 0,
-      workload: { kind, name: target?.name ?? 'workload' },
-      rollout: 'dry0000run',
-      templateHash: 'dry0000run',
-      jobSpec: hook.jobSpec ?? {},
-      env: { type: 'ROLLOUT', from: '', to: '' },
-    });
     try {
-      await client.create(JOBS, job as never, { dryRun: true });
+      // The Job podops would create for the hook, as a dry run.
+      await client.create(JOBS, dryRunHookJob(rl, hook), { dryRun: true });
     } catch (err) {
       const message = (err as { status?: { message?: string } }).status?.message ?? (err as Error).message;
       return denied(`spec.hooks[${hooks.indexOf(hook)}].jobSpec: Invalid value: a Job of hook ${JSON.stringify(hook.name)} is refused by the API server: ${message}`);

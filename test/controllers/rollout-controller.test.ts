@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type Sandbox } from '@podops/sandbox';
+import { rfc3339 } from '../../src/api/kube.ts';
 import { RL_FINALIZER, RL_WORKLOAD_LABEL, rolloutLifecycleCRD, type LifecycleHook, type RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
 import { rolloutController, rolloutInformers } from '../../src/controllers/rollout-controller.ts';
 import { KubeClient, type KubeObject } from '../../src/kube/client.ts';
@@ -65,7 +66,7 @@ describe('RolloutLifecycle controller', () => {
     const oldObject = await client.get<Workload>(DEPLOYMENTS, namespace, 'web');
     const object: Workload = { ...structuredClone(oldObject), spec: { ...oldObject.spec, template: template(image) as JsonObject } };
     const revisions = await listRevisions(client, 'Deployment', oldObject);
-    const hold = admitWorkloadUpdate({ kind: 'Deployment', oldObject, object, byPodops: false, hooked: true, revisions, now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), rolloutId: 'r1' });
+    const hold = admitWorkloadUpdate({ kind: 'Deployment', oldObject, object, byPodops: false, hooked: true, revisions, now: rfc3339(new Date()), rolloutId: 'r1' });
     await client.patch(DEPLOYMENTS, namespace, 'web', 'json', [
       { op: 'test', path: '/metadata/resourceVersion', value: oldObject.metadata.resourceVersion },
       { op: 'replace', path: '/spec/template', value: object.spec?.template },

@@ -49,8 +49,8 @@ describe('PodTransitionRule controller', () => {
       workers: 5,
       triggers: transitionTriggers(rules, pods),
       reconciler: {
-        async reconcile(request) {
-          const result = await reconciler.reconcile(request);
+        async reconcile(request, signal) {
+          const result = await reconciler.reconcile(request, signal);
           results.push({ key: keyOf(request.namespace, request.name), at: Date.now(), result });
           return result;
         },

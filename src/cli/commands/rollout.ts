@@ -7,7 +7,7 @@ import { CONTROLLER_REVISIONS, REPLICASETS, ROLLOUTLIFECYCLES } from '../../kube
 import { labelSelectorString } from '../../api/selector.ts';
 import { WORKLOAD_TYPES } from '../../controllers/rollout-controller.ts';
 import type { ControllerRevision, ReplicaSetLike } from '../../rollout/observe.ts';
-import { normalizedTemplate, sameTemplate, templateOf, type Json, type Workload } from '../../rollout/workload.ts';
+import { normalizedTemplate, sameTemplate, selectorOf, templateOf, type Json, type Workload } from '../../rollout/workload.ts';
 import { rolloutFailed, rolloutReport } from '../../rollout/report.ts';
 import { UsageError, gotWithSuggestion, optionsHelp, parseCommandArgs, type Command } from '../command.ts';
 import { KUBE_FLAGS_HELP, clientFromFlags, kubeFlagOptions, namespaceFrom } from '../kube-flags.ts';
@@ -60,7 +60,7 @@ async function findRolloutLifecycle(client: KubeClient, namespace: string, kind:
 /** Sets the workload's template to an earlier revision's (kubectl's rollback, without its refusal of paused Deployments). */
 async function undo(client: KubeClient, kind: WorkloadKind, namespace: string, name: string, toRevision: number | undefined): Promise<number> {
   const workload = await client.get<Workload>(WORKLOAD_TYPES[kind], namespace, name);
-  const selector = labelSelectorString((workload.spec?.selector ?? {}) as never);
+  const selector = labelSelectorString(selectorOf(workload));
   const revisions =
     kind === 'Deployment'
       ? (await client.list<ReplicaSetLike>(REPLICASETS, { namespace, labelSelector: selector })).items
