@@ -379,6 +379,8 @@ export function deployFiles(): Record<string, string> {
       version: CHART_VERSION,
       // The default image's tag: image.tag defaults to it.
       appVersion: IMAGE_TAG,
+      // The RolloutLifecycle CRD's validation rule has a messageExpression, which API servers before 1.27 refuse.
+      kubeVersion: '>=1.27.0-0',
     }),
     'helm/podops/values.yaml': HEADER + VALUES,
     ...Object.fromEntries(crds.map((crd) => [`helm/podops/crds/${(crd.spec as { names: { plural: string } }).names.plural}.yaml`, HEADER + yamlDocuments([crd])])),

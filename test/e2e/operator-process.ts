@@ -38,8 +38,11 @@ export interface LeaseTimings {
   retryPeriod: string;
 }
 
-/** Short enough that a takeover after SIGKILL takes under two seconds. */
-const FAST_LEASE: LeaseTimings = { leaseDuration: '1500ms', renewDeadline: '1s', retryPeriod: '200ms' };
+/**
+ * Short enough that a takeover after SIGKILL takes a few seconds; long enough that a leader on a loaded machine
+ * (test files side by side) renews in time, for one that misses its renew deadline loses the lease and exits.
+ */
+const FAST_LEASE: LeaseTimings = { leaseDuration: '5s', renewDeadline: '4s', retryPeriod: '250ms' };
 
 export async function startOperatorProcess(
   kubeconfigPath: string,
