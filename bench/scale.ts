@@ -5,24 +5,33 @@
 // updated and available: the wall time, every request the API server answered meanwhile (its own counter,
 // `apiserver_request_total`, so every client counts: the workload controllers, the kubelets, podops), podops'
 // own requests by verb and resource (its `podops_api_requests_total`), its CPU seconds and memory, and the p99
-// of the pod webhook that runs GraceDelete and the surge bound. Each run has a fresh sandbox (its own process,
-// simulated nodes with the kubelet's default delays: a second to start a pod, termination grace capped at two)
-// and, when controlled, a fresh `podops operator` (its own process, as deployed). Goals are printed beside the figures, never asserted.
+// of the pod webhook that runs GraceDelete and the surge bound. Each run has a fresh cluster and, when controlled,
+// a fresh `podops operator` (its own process, as deployed). The cluster is a sandbox (its own process, simulated
+// nodes with the kubelet's default delays: a second to start a pod, termination grace capped at two), or with
+// KUBEBUILDER_ASSETS (or `--backend real`) a real kube-apiserver, kube-controller-manager and etcd with the same
+// simulated nodes as their client, or with `--kubeconfig` a cluster of the user's whose API server reaches this
+// machine's loopback address (the webhooks are called there). Goals are printed beside the figures, never asserted.
 //
-//   npm run bench -- scale [--pods 10,100,300,1000]
+//   npm run bench -- scale [--pods 10,100,300,1000] [--backend sandbox|real] [--kubeconfig FILE] [--save DIR]
+//
+// --save keeps the API server's and the operator's metrics at the end of each run (DIR/<backend>-<pods>-<mode>-*.prom).
 
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { podTransitionRuleCRD } from '../src/api/podtransitionrule.ts';
 import { rolloutLifecycleCRD } from '../src/api/rolloutlifecycle.ts';
 import { CONTROL_LABEL, CONTROL_LABEL_VALUE } from '../src/api/protocol.ts';
-import { registerWebhooks } from '../src/cli/local-stack.ts';
-import { KubeClient, type CompletedRequest, type KubeObject } from '../src/kube/client.ts';
+import { createIfAbsent, registerWebhooks } from '../src/cli/local-stack.ts';
+import { isNotFound, KubeClient, type CompletedRequest, type KubeObject } from '../src/kube/client.ts';
 import { resourceOfPath, verbOf } from '../src/kube/client-metrics.ts';
-import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, NAMESPACES, PODTRANSITIONRULES } from '../src/kube/resources.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, DEPLOYMENTS, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, PODTRANSITIONRULES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../src/kube/resources.ts';
+import { urlClientConfig, webhookConfigurations } from '../src/operator/webhook-configuration.ts';
 import { printTable } from './measure.ts';
-import { labelOf, mib, scrape, startOperatorProcess, type BenchOperator } from './operator-process.ts';
-import { pin, startServerProcess } from './processes.ts';
+import { labelOf, mib, startOperatorProcess, type BenchOperator } from './operator-process.ts';
+import { pin } from './processes.ts';
+import { givenCluster, startRealCluster, startSandboxCluster, type ScaleCluster } from './scale-clusters.ts';
 import { sleep, until } from '../test/support/wait.ts';
 
 const NAMESPACE = 'scale';
@@ -49,7 +58,8 @@ type Requests = Map<string, number>;
 const requestsOf = (metrics: Map<string, number>, name: string, verbLabel: string, byCode = false): Requests => {
   const requests: Requests = new Map();
   for (const [series, value] of metrics) {
-    if (!series.startsWith(`${name}{`)) continue;
+    // Non-resource requests (/metrics, /readyz) are the benchmark's and the probes', not the workload's.
+    if (!series.startsWith(`${name}{`) || !labelOf(series, 'resource')) continue;
     const sub = labelOf(series, 'subresource');
     const code = labelOf(series, 'code') ?? '';
     const key = `${labelOf(series, verbLabel)?.toUpperCase()} ${labelOf(series, 'resource')}${sub ? `/${sub}` : ''}${byCode && !code.startsWith('2') ? ` ${code}` : ''}`;
@@ -102,7 +112,9 @@ function controllerWaits(metrics: Map<string, number>): string {
 interface Run {
   pods: number;
   ms: number;
-  /** The sandbox's CPU seconds during the rollout: the API server, the workload controllers, the kubelets. */
+  /** What served the API. */
+  backend: string;
+  /** The cluster's CPU seconds during the rollout: the API server, the workload controllers, the kubelets (NaN when unknown). */
   serverCpuSeconds: number;
   /** Every request the API server answered during the rollout, the benchmark's own left out. */
   cluster: Requests;
@@ -116,25 +128,47 @@ async function waitRolledOut(client: KubeClient, timeoutMs: number): Promise<voi
 /** Kubernetes alone; controlled pods with GraceDelete; and the same with a PodTransitionRule budget as the Deployment's maxUnavailable. */
 type Mode = 'plain' | 'controlled' | 'budget';
 
-async function run(pods: number, mode: Mode): Promise<Run> {
-  const controlled = mode !== 'plain';
-  // Room for the surge and for pods held while their replacements start.
-  const maxPods = 250;
-  const server = await startServerProcess({
-    watchCacheSize: 20_000,
-    simulation: { nodes: Math.ceil((pods * 1.6) / maxPods) + 1, kubelet: { maxPods } },
+/** Where each run's cluster comes from: a fresh one per run (sandbox or real plane), or one the user gives. */
+type Backend = { kind: 'sandbox' } | { kind: 'real'; assets: string } | { kind: 'given'; kubeconfig: string };
+
+async function clusterFor(backend: Backend, pods: number): Promise<ScaleCluster> {
+  if (backend.kind === 'sandbox') return startSandboxCluster(pods);
+  if (backend.kind === 'real') return startRealCluster(pods, backend.assets);
+  return givenCluster(backend.kubeconfig);
+}
+
+/** On a cluster the user gave: what a run leaves (its namespace, and webhooks that name an operator now stopped). */
+async function cleanUp(client: KubeClient): Promise<void> {
+  for (const config of webhookConfigurations(urlClientConfig('https://127.0.0.1'))) {
+    const type = config.kind === 'MutatingWebhookConfiguration' ? MUTATING_WEBHOOK_CONFIGURATIONS : VALIDATING_WEBHOOK_CONFIGURATIONS;
+    await client.delete(type, undefined, (config as { metadata: { name: string } }).metadata.name).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  await client.delete(NAMESPACES, undefined, NAMESPACE).catch((err: unknown) => {
+    if (!isNotFound(err)) throw err;
   });
+  await until(() => client.get(NAMESPACES, undefined, NAMESPACE).then(() => false, (err: unknown) => isNotFound(err)), Boolean, `namespace ${NAMESPACE} gone`, 600_000, 500);
+}
+
+/** Prometheus text of a scrape, for `--save`. */
+const exposition = (metrics: Map<string, number>): string => [...metrics].map(([series, value]) => `${series} ${value}`).join('\n') + '\n';
+
+async function run(pods: number, mode: Mode, backend: Backend, saveDir?: string): Promise<Run> {
+  const controlled = mode !== 'plain';
+  const cluster = await clusterFor(backend, pods);
   // The benchmark's own requests (setup and polling) are counted, to be left out of the API server's count.
   const own: CompletedRequest[] = [];
-  const client = KubeClient.fromKubeconfigText(server.kubeconfig, { onRequest: (request) => own.push(request) });
+  const client = KubeClient.fromKubeconfigText(cluster.kubeconfig, { onRequest: (request) => own.push(request) });
   let operator: BenchOperator | undefined;
   try {
+    if (backend.kind === 'given') await cleanUp(client);
     await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
     const labels = { app: 'web', ...(controlled && { [CONTROL_LABEL]: CONTROL_LABEL_VALUE }) };
     if (controlled) {
-      await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'podops-system' } });
-      for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
-      operator = await startOperatorProcess(server.kubeconfig, ['--feature-gates', 'GraceDeleteWebhook=true']);
+      await createIfAbsent(client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'podops-system' } });
+      for (const crd of [podTransitionRuleCRD(), rolloutLifecycleCRD()]) await createIfAbsent(client, CUSTOM_RESOURCE_DEFINITIONS, crd as KubeObject);
+      operator = await startOperatorProcess(cluster.kubeconfig, ['--feature-gates', 'GraceDeleteWebhook=true']);
       if (operator.pid) pin(operator.pid, 0);
       await until(() => client.list(PODTRANSITIONRULES, { namespace: NAMESPACE }).then(() => true, () => false), Boolean, 'PodTransitionRules served', 30_000, 100);
       await until(() => operator!.metrics().then(() => true, () => false), Boolean, 'the operator up', 30_000, 100);
@@ -161,18 +195,23 @@ async function run(pods: number, mode: Mode): Promise<Run> {
     await waitRolledOut(client, 600_000);
     // Let the last writes of the first rollout (statuses, lifecycles of new pods) settle.
     await sleep(2000);
-    const metricsUrl = `${server.url}/metrics`;
-    const clusterBefore = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
+    const clusterBefore = requestsOf(await cluster.apiMetrics(), 'apiserver_request_total', 'verb', true);
     const operatorBefore = await operator?.metrics();
     const ownBefore = own.length;
-    const cpuBefore = await server.cpu();
+    const cpuBefore = await cluster.cpuSeconds();
     const started = performance.now();
     await client.patch(DEPLOYMENTS, NAMESPACE, 'web', 'merge', { spec: { template: template('nginx:1.28') } });
     await waitRolledOut(client, 1_800_000);
     const ms = performance.now() - started;
-    const cpuAfter = await server.cpu();
+    const cpuAfter = await cluster.cpuSeconds();
     const operatorAfter = await operator?.metrics();
-    const clusterAfter = requestsOf(await scrape(metricsUrl), 'apiserver_request_total', 'verb', true);
+    const apiAfter = await cluster.apiMetrics();
+    const clusterAfter = requestsOf(apiAfter, 'apiserver_request_total', 'verb', true);
+    if (saveDir) {
+      await mkdir(saveDir, { recursive: true });
+      await writeFile(join(saveDir, `${backend.kind}-${pods}-${mode}-apiserver.prom`), exposition(apiAfter));
+      if (operatorAfter) await writeFile(join(saveDir, `${backend.kind}-${pods}-${mode}-podops.prom`), exposition(operatorAfter));
+    }
     const ownRequests: Requests = new Map();
     for (const request of own.slice(ownBefore)) {
       const target = resourceOfPath(request.path);
@@ -180,8 +219,7 @@ async function run(pods: number, mode: Mode): Promise<Run> {
       const key = `${API_SERVER_VERBS[verb] ?? verb.toUpperCase()} ${target?.resource}${target?.subresource ? `/${target.subresource}` : ''}`;
       ownRequests.set(key, (ownRequests.get(key) ?? 0) + 1);
     }
-    const serverCpuSeconds = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1e6;
-    const result: Run = { pods, ms, serverCpuSeconds, cluster: minus(minus(clusterAfter, clusterBefore), ownRequests) };
+    const result: Run = { pods, ms, backend: cluster.backend, serverCpuSeconds: cpuAfter - cpuBefore, cluster: minus(minus(clusterAfter, clusterBefore), ownRequests) };
     if (operatorBefore && operatorAfter) {
       const webhook = { webhook: [POD_WEBHOOK], kind: ['Pod'], operation: ['CREATE', 'DELETE'] };
       const p99 = quantile(operatorAfter, 'podops_admission_review_duration_seconds', webhook, 0.99);
@@ -196,8 +234,9 @@ async function run(pods: number, mode: Mode): Promise<Run> {
     return result;
   } finally {
     await operator?.stop();
+    if (backend.kind === 'given') await cleanUp(client);
     client.close();
-    await server.stop();
+    await cluster.stop();
   }
 }
 
@@ -214,15 +253,26 @@ function breakdown(requests: Requests, pods: number, top = 8): string {
 }
 
 export async function runScaleBench(argv: string[] = []): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { pods: { type: 'string', default: '10,100,300,1000' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { pods: { type: 'string', default: '10,100,300,1000' }, kubeconfig: { type: 'string' }, backend: { type: 'string' }, save: { type: 'string' } },
+    strict: true,
+  });
   const sizes = values.pods.split(',').map((n) => Number(n.trim()));
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--pods takes a comma-separated list of pod counts, got "${values.pods}"`);
-  console.log(`\nControlled rollouts at scale (sandbox, ${sizes.join(', ')} pods; maxSurge 25%, maxUnavailable 25%; controlled: GraceDelete and a 25% budget rule)`);
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  const kind = values.kubeconfig !== undefined ? 'given' : (values.backend ?? (assets ? 'real' : 'sandbox'));
+  if (kind === 'real' && !assets) throw new Error('--backend real needs KUBEBUILDER_ASSETS: a directory holding etcd, kube-apiserver and kube-controller-manager');
+  if (!['sandbox', 'real', 'given'].includes(kind) || (kind === 'given' && values.backend !== undefined && values.backend !== 'given'))
+    throw new Error(`--backend takes sandbox or real (or give --kubeconfig alone), got "${values.backend}"`);
+  const backend: Backend = kind === 'given' ? { kind, kubeconfig: values.kubeconfig! } : kind === 'real' ? { kind, assets: assets! } : { kind: 'sandbox' };
+  const where = backend.kind === 'sandbox' ? 'sandbox' : backend.kind === 'real' ? `a real control plane from ${backend.assets}, simulated nodes` : `the cluster of ${backend.kubeconfig}`;
+  console.log(`\nControlled rollouts at scale (${where}; ${sizes.join(', ')} pods; maxSurge 25%, maxUnavailable 25%; controlled: GraceDelete and a 25% budget rule)`);
   const controlledRuns: Run[] = [];
   for (const pods of sizes) {
-    const plain = await run(pods, 'plain');
-    const alone = await run(pods, 'controlled');
-    const controlled = await run(pods, 'budget');
+    const plain = await run(pods, 'plain', backend, values.save);
+    const alone = await run(pods, 'controlled', backend, values.save);
+    const controlled = await run(pods, 'budget', backend, values.save);
     controlledRuns.push(controlled);
     const plainTotal = total(plain.cluster);
     const controlledTotal = total(controlled.cluster);
@@ -231,7 +281,10 @@ export async function runScaleBench(argv: string[] = []): Promise<void> {
     printTable(`N = ${pods}`, [
       ['wall time: plain / controlled', `${(plain.ms / 1000).toFixed(1)} s / ${(controlled.ms / 1000).toFixed(1)} s = ${ratio(controlled.ms, plain.ms)}   (goal <= 2x)`],
       ['  controlled without the budget rule', `${(alone.ms / 1000).toFixed(1)} s = ${ratio(alone.ms, plain.ms)}, ${perPod(total(alone.cluster), pods)} requests per pod`],
-      ['sandbox CPU: plain / without the rule / controlled', [plain, alone, controlled].map((r) => `${r.serverCpuSeconds.toFixed(1)} s (${((100 * r.serverCpuSeconds * 1000) / r.ms).toFixed(0)}% of a core)`).join(' / ')],
+      [
+        `${plain.backend} CPU: plain / without the rule / controlled`,
+        [plain, alone, controlled].map((r) => (Number.isNaN(r.serverCpuSeconds) ? '-' : `${r.serverCpuSeconds.toFixed(1)} s (${((100 * r.serverCpuSeconds * 1000) / r.ms).toFixed(0)}% of a core)`)).join(' / '),
+      ],
       ['API requests per replaced pod: plain / controlled', `${perPod(plainTotal, pods)} / ${perPod(controlledTotal, pods)} = ${ratio(controlledTotal, plainTotal)}   (goal <= 2x)`],
       ['  plain, by verb and resource (per pod)', breakdown(plain.cluster, pods)],
       ['  controlled, by verb and resource (per pod)', breakdown(controlled.cluster, pods)],

@@ -163,7 +163,7 @@ describe('podTransitionRuleCRD', () => {
     const version = crd.spec.versions[0]!;
     assert.deepEqual(
       version.additionalPrinterColumns.map((c) => c.name),
-      ['Targets', 'Checking', 'Blocked', 'Age'],
+      ['Targets', 'Checking', 'Passed', 'Blocked', 'Age'],
     );
     for (const column of version.additionalPrinterColumns) {
       const path = column.jsonPath.split('.').slice(1);

@@ -362,6 +362,7 @@ const POD_TRANSITION_RULE: CustomResource = {
   printerColumns: [
     { name: 'Targets', type: 'integer', jsonPath: '.status.summary.targets', description: 'Selected pods.' },
     { name: 'Checking', type: 'integer', jsonPath: '.status.summary.checking', description: 'Selected pods now in PreCheck or PostCheck (a pod that passed its PreCheck and is being operated is not counted).' },
+    { name: 'Passed', type: 'integer', jsonPath: '.status.summary.passed', description: 'Of the pods being checked, those its rules let through their stage.' },
     { name: 'Blocked', type: 'integer', jsonPath: '.status.summary.blocked', description: 'Of the pods being checked, those a rule holds.' },
   ],
 };

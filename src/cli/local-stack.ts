@@ -27,6 +27,8 @@ export interface LocalStackOptions {
   startDelayMs: number;
   /** Cap of the simulated containers' termination grace period. Default 2 s. */
   gracePeriodCapMs?: number;
+  /** `sleep S` in a simulated container lasts S × this (the demo's hooks sleep; tests shorten them). Default 1. */
+  sleepScale?: number;
   /** Simulated nodes. Default 3. */
   nodes?: number;
   /** Keep the sandbox's write log (for tests that check invariants over everything that happened). */
@@ -57,7 +59,7 @@ export const OPERATOR_NAMESPACE = 'podops-system';
 export const CERT_SECRET = 'podops-webhook-certs';
 export const DEMO_NAMESPACE = 'demo';
 
-async function createIfAbsent(client: KubeClient, type: Parameters<KubeClient['create']>[0], object: KubeObject): Promise<void> {
+export async function createIfAbsent(client: KubeClient, type: Parameters<KubeClient['create']>[0], object: KubeObject): Promise<void> {
   try {
     await client.create(type, object);
   } catch (err) {
@@ -83,7 +85,7 @@ export async function startLocalStack(options: LocalStackOptions, signal: AbortS
     kubeconfigPath: options.kubeconfigPath,
     ...(options.recordWrites && { recordWrites: true }),
     ...(options.admissionControlConfigFile !== undefined && { admissionControlConfigFile: options.admissionControlConfigFile }),
-    simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000 } },
+    simulation: { nodes: options.nodes ?? 3, kubelet: { startDelayMs: options.startDelayMs, gracePeriodCapMs: options.gracePeriodCapMs ?? 2000, sleepScale: options.sleepScale ?? 1 } },
   });
   const client = KubeClient.fromKubeconfigText(sandbox.kubeconfig);
 

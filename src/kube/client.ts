@@ -368,6 +368,12 @@ export class KubeClient {
 
   /** One request; the JSON answer, or ApiError carrying the server's Status. */
   async request<T>(req: HttpRequest): Promise<T> {
+    const text = await this.requestText(req);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** One request; the answer as text (`kubectl get --raw /metrics`), or ApiError carrying the server's Status. */
+  async requestText(req: HttpRequest): Promise<string> {
     const response = await this.#send(req);
     const chunks: Buffer[] = [];
     try {
@@ -378,7 +384,7 @@ export class KubeClient {
     const text = Buffer.concat(chunks).toString('utf8');
     const code = response.statusCode ?? 0;
     if (code < 200 || code >= 300) throw new ApiError(code, parseStatus(text, code), `${req.method} ${req.path}`);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return text;
   }
 
   /**

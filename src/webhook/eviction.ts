@@ -53,11 +53,15 @@ async function readNode(client: KubeClient, nodes: Informer<Node>, pod: Pod): Pr
   return unlessNotFound(client.get<Node>(NODES, undefined, nodeName));
 }
 
-/** Where the pod's eviction lifecycle is, for the refusal kubectl prints on each retry. */
-function progress(pod: Pod): string {
+/**
+ * Where the pod's eviction lifecycle is, for the refusal kubectl prints on each retry. Each wait is a phrase of
+ * its own ("waiting for …", "blocked by …"), so it follows the phase as it is.
+ */
+export function evictionProgress(pod: Pod): string {
   const lifecycle = explainPod(pod).lifecycles.find((l) => l.id === POD_EVICTION_LIFECYCLE_ID);
   if (!lifecycle) return `lifecycle ${POD_EVICTION_LIFECYCLE_ID} not begun yet (it begins once every PodDisruptionBudget of the pod, if it has any, has room for it)`;
-  return `lifecycle ${POD_EVICTION_LIFECYCLE_ID} in ${lifecycle.phase}${lifecycle.waitingFor.length > 0 ? `, waiting for ${lifecycle.waitingFor.join('; ')}` : ''}`;
+  const phase = `lifecycle ${POD_EVICTION_LIFECYCLE_ID} in ${lifecycle.phase}`;
+  return lifecycle.waitingFor.length > 0 ? `${phase}, ${lifecycle.waitingFor.join('; ')}` : phase;
 }
 
 const tooManyRequests = (message: string): Verdict => ({ allowed: false, status: { code: 429, reason: 'TooManyRequests', message } });
@@ -76,7 +80,7 @@ export async function admitEviction(request: AdmissionRequest, { client, caches,
   if (paused !== undefined && !isDuringOps(podEvictionAdapter, pod)) {
     return tooManyRequests(`${EVICTION_DEFERRED_MESSAGE}: its last eviction lifecycle allowed an eviction that did not come, so podops pauses deferring its evictions for ${Math.ceil(Number(paused / NANOS_PER_MILLI) / 1000)} s (see the threat model); retry`);
   }
-  const waiting = `${EVICTION_DEFERRED_MESSAGE}: ${progress(pod)}; retry`;
+  const waiting = `${EVICTION_DEFERRED_MESSAGE}: ${evictionProgress(pod)}; retry`;
   // kubectl drain --dry-run=server sets the dry run in the Eviction's deleteOptions, not on the request.
   const deleteDryRun = (request.object as { deleteOptions?: { dryRun?: unknown } } | undefined)?.deleteOptions?.dryRun;
   if (request.dryRun || (Array.isArray(deleteDryRun) && deleteDryRun.length > 0)) return tooManyRequests(waiting);

@@ -33,12 +33,9 @@ import type { Logger } from '../kube/log.ts';
 import { PODS } from '../kube/resources.ts';
 import { hasServiceReadyGate, isControlled, protectionFinalizers } from '../lifecycle/pod.ts';
 import { deletionRequester, isWorkloadController, SHARED_CONTROLLER_MANAGER_USER } from '../lifecycle/scale-down.ts';
-import { NANOS_PER_SECOND, parseNanos, type Nanos } from '../lifecycle/time.ts';
+import type { Nanos } from '../lifecycle/time.ts';
 import { allowOps, podDeleteAdapter } from '../sdk/operation.ts';
 import { allowed, denied, type AdmissionRequest, type Verdict } from './admission.ts';
-
-/** Repeated deletes re-label a pod at most this often (upstream PR #197). */
-const RELABEL_INTERVAL = 5n * NANOS_PER_SECOND;
 
 /** The review does not describe the pod as stored: a forged review, or one the pod has moved past. */
 class NotTheLivePodError extends Error {}
@@ -84,12 +81,23 @@ export async function graceDelete(request: AdmissionRequest, options: GraceDelet
     // Divergence from upstream: a dry-run delete is answered without labelling the pod.
     if (request.dryRun) return denied(graceDeleteMessage(pod));
     const requestedBy = await requesterOf(options.workloads, pod, request.userInfo?.username ?? '');
-    return await markForDeletion(options, pod, at, requestedBy);
+    const verdict = await markForDeletion(options, pod, at, requestedBy);
+    return REPLICASET_CONTROLLER_USERS.includes(requestedBy) && replicaSetOf(pod) ? asLeavingAlready(verdict) : verdict;
   } catch (err) {
     if (err instanceof NotTheLivePodError) logger?.warn({ pod: `${namespace}/${name}`, uid: request.uid, reason: err.message }, 'GraceDelete: the reviewed pod is not the live pod; nothing written');
     return denied(`failed to validate ${GRACE_DELETE_WEBHOOK_NAME}, ${(err as Error).message}`);
   }
 }
+
+/**
+ * The refusal as the ReplicaSet controller is told it: NotFound, the answer it takes for a pod already on its way
+ * out (kube-controller-manager's manageReplicas stops waiting for that deletion and does not count it a failure).
+ * A Forbidden would fail its sync, and it would retry every pod it deletes with a backoff that starts at 5 ms:
+ * dozens of refused deletes per held pod in a large rollout, each a webhook call. The pod is marked and podops
+ * deletes it once its lifecycle allows; its removal wakes the ReplicaSet controller. A refusal podops could not
+ * act on (its caches starting, an error) stays Forbidden, so that controller retries it.
+ */
+const asLeavingAlready = (verdict: Verdict): Verdict => (verdict.allowed ? verdict : { ...verdict, status: { ...verdict.status, code: 404, reason: 'NotFound' } });
 
 /** Who to record as asking (src/lifecycle/scale-down.ts): for kube-controller-manager's shared identity, whether the workload wants the pod gone decides. */
 async function requesterOf(workloads: WorkloadReads, pod: Pod, username: string): Promise<string> {
@@ -106,11 +114,15 @@ async function requesterOf(workloads: WorkloadReads, pod: Pod, username: string)
 const recordedRequester = (current: string | undefined, requestedBy: string): string =>
   current === undefined || (isWorkloadController(current) && !isWorkloadController(requestedBy)) ? requestedBy : current;
 
-/** The pod with this request's mark, or undefined when it carries it already (a repeated delete re-marks at most every RELABEL_INTERVAL). */
-function marked(live: Pod, at: Nanos, requestedBy: string): Pod | undefined {
+/**
+ * The pod with this request's mark, or the pod itself when it carries that mark already. Divergence from upstream,
+ * which refreshes the mark's timestamp on a repeated delete at most every 5 s: a repeated delete writes nothing.
+ * Every write of a pod wakes its ReplicaSet's controller, which then repeats its refused deletes of every pod it
+ * waits for: refreshing marks would feed that loop for as long as pods are held, and nothing reads the refresh.
+ */
+function marked(live: Pod, at: Nanos, requestedBy: string): Pod {
   const requester = recordedRequester(live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], requestedBy);
-  const last = parseNanos(live.metadata.annotations?.[GRACE_DELETE_TIMESTAMP_ANNOTATION]);
-  if (last !== undefined && at - last < RELABEL_INTERVAL && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return undefined;
+  if (live.metadata.labels?.[TO_DELETE_LABEL] !== undefined && requester === live.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION]) return live;
   const labels = { ...live.metadata.labels };
   labels[TO_DELETE_LABEL] ??= at.toString();
   const annotations = { ...live.metadata.annotations, [GRACE_DELETE_TIMESTAMP_ANNOTATION]: at.toString(), [GRACE_DELETE_REQUESTED_BY_ANNOTATION]: requester };
@@ -123,7 +135,6 @@ async function markForDeletion({ client, caches, leaving }: GraceDeleteOptions, 
   const refusal = denied(graceDeleteMessage(read));
   for (let attempt = 0, live = read; ; attempt++) {
     const mark = marked(live, at, requestedBy);
-    if (!mark) return refusal;
     const newScaleDownPod = REPLICASET_CONTROLLER_USERS.includes(requestedBy) && live.metadata.labels?.[TO_DELETE_LABEL] === undefined;
     try {
       return await leaving.decide(mark, at, async (pod, decision) => {

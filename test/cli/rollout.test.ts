@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import type { RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
+import { RL_WORKLOAD_LABEL, type RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, NAMESPACES, ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
 import { runCli } from '../support/cli.ts';
 import { kubectlPath, skipWithoutKubectl } from '../support/kubectl.ts';
@@ -15,7 +15,12 @@ import { startCluster, type Cluster } from '../e2e/harness.ts';
 const NS = 'rcli';
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
 const jobSpec = (script: string) => ({ backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'hook', image: 'busybox:1.36', command: ['sh', '-c', script] }] } } });
-type Deployment = { spec: { paused?: boolean; template: { spec: { containers: { image: string }[] } } }; status?: Record<string, number> };
+/**
+ * A rollout to a hook's point, its Job failing and the Job controller's 1 s batch: a few seconds on an idle
+ * machine, several times that with other test files sharing its cores.
+ */
+const ROLLOUT_DEADLINE_MS = 60_000;
+type Deployment = { metadata: { labels?: Record<string, string> }; spec: { paused?: boolean; template: { spec: { containers: { image: string }[] } } }; status?: Record<string, number> };
 
 describe('podops rollout', () => {
   let cluster: Cluster;
@@ -34,7 +39,8 @@ describe('podops rollout', () => {
       metadata: { name: 'web', namespace: NS },
       spec: { targetRef: { kind: 'Deployment', name: 'web' }, hooks: [{ name: 'smoke', trigger: { progressAvailableParams: { progressPoint: '50%' } }, jobSpec: jobSpec('echo smoke failed; exit 1') }] },
     });
-    await until(deployment, (d) => d.status?.availableReplicas === 2, 'the Deployment available');
+    // Labelled by podops: only then does its webhook hold the Deployment in the write that changes its template.
+    await until(deployment, (d) => d.status?.availableReplicas === 2 && d.metadata.labels?.[RL_WORKLOAD_LABEL] === 'web', 'the Deployment available and labelled', ROLLOUT_DEADLINE_MS);
   });
   after(() => cluster.stop());
 
@@ -46,7 +52,7 @@ describe('podops rollout', () => {
 
   test('a failed hook: status shows where it is held and why, podops status lists it, retry runs it again, undo rolls back', async () => {
     await cluster.client.patch(DEPLOYMENTS, NS, 'web', 'merge', { spec: { template: template('nginx:1.28') } });
-    await until(rl, (r) => r.status?.rollout?.phase === 'Failed', 'the hook to fail');
+    await until(rl, (r) => r.status?.rollout?.phase === 'Failed', 'the hook to fail', ROLLOUT_DEADLINE_MS);
     const status = await podops('rollout', 'status', 'deployment/web');
     // A failed rollout is a failure for scripts, as kubectl rollout status exits non-zero on one.
     assert.equal(status.code, 1, status.stderr);
@@ -69,21 +75,21 @@ describe('podops rollout', () => {
 
     const retry = await podops('rollout', 'retry', 'deployment/web', '--hook', 'smoke');
     assert.equal(retry.code, 0, retry.stderr);
-    const retried = await until(rl, (r) => r.status?.hooks?.[0]?.attempt === 2 && r.status.hooks[0].phase === 'Failed', 'the second attempt to fail too');
+    const retried = await until(rl, (r) => r.status?.hooks?.[0]?.attempt === 2 && r.status.hooks[0].phase === 'Failed', 'the second attempt to fail too', ROLLOUT_DEADLINE_MS);
     assert.match(retried.status?.hooks?.[0]?.job ?? '', /-2$/);
 
     assert.equal((await deployment()).spec.paused, true, 'held');
     const undo = await podops('rollout', 'undo', 'deployment/web');
     assert.equal(undo.code, 0, undo.stderr);
     assert.match(undo.stdout, /deployment\.apps\/web rolled back to revision 1/);
-    const back = await until(rl, (r) => r.status?.rollout?.type === 'ROLLBACK', 'the rollback');
+    const back = await until(rl, (r) => r.status?.rollout?.type === 'ROLLBACK', 'the rollback', ROLLOUT_DEADLINE_MS);
     assert.equal(back.status?.hooks?.filter((h) => h.phase === 'Cancelled').length, 0, 'the failed hook is no running hook to cancel');
     assert.equal((await deployment()).spec.template.spec.containers[0]?.image, 'nginx:1.27');
   });
 
   test('kubectl get rlc: the short name, and the printer columns of the rollout', { skip: skipWithoutKubectl }, async () => {
     // The rollback of the test before fails its hook too: a state that stays.
-    const r = await until(rl, (x) => x.status?.rollout?.type === 'ROLLBACK' && x.status.rollout.phase === 'Failed', 'the rollback held by its failed hook');
+    const r = await until(rl, (x) => x.status?.rollout?.type === 'ROLLBACK' && x.status.rollout.phase === 'Failed', 'the rollback held by its failed hook', ROLLOUT_DEADLINE_MS);
     const { stdout } = await promisify(execFile)(kubectlPath!, ['--kubeconfig', cluster.kubeconfigPath, 'get', 'rlc', '-n', NS]);
     const [header, ...rows] = stdout.trimEnd().split('\n').map((line) => line.split(/\s+/));
     assert.deepEqual(header, ['NAME', 'TARGET', 'TYPE', 'TO-REVISION', 'POINT', 'PHASE', 'AGE']);

@@ -30,6 +30,31 @@ const colourOf = (page: Page, selector: string): Promise<string> =>
   // Runs in the page, where getComputedStyle is a global (this file is type-checked without the DOM's types).
   page.locator(selector).first().evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
 
+/**
+ * Whether the element's text is cut (it overflows its own box, or a cell that hides what overflows it), and whether
+ * another element covers its last line (a row below painted over it).
+ */
+const visibility = (page: Page, selector: string): Promise<{ clipped: boolean; covered: boolean }> =>
+  page.locator(selector).evaluate((element) => {
+    // Runs in the page (this file is type-checked without the DOM's types).
+    interface Box {
+      scrollWidth: number;
+      clientWidth: number;
+      scrollHeight: number;
+      clientHeight: number;
+      parentElement: Box;
+      contains(other: unknown): boolean;
+      getBoundingClientRect(): { left: number; right: number; bottom: number };
+    }
+    const page = globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown }; getComputedStyle(e: unknown): { overflow: string } };
+    const text = element as unknown as Box;
+    const cell = text.parentElement;
+    const overflows = (box: Box) => box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+    const rect = text.getBoundingClientRect();
+    const atLastLine = page.document.elementFromPoint(rect.left + 8, rect.bottom - 4);
+    return { clipped: overflows(text) || (page.getComputedStyle(cell).overflow !== 'visible' && overflows(cell)), covered: !text.contains(atLastLine) };
+  });
+
 describe('the dashboard page in Chromium', { skip }, () => {
   let cluster: Cluster;
   let browser: Browser;
@@ -101,7 +126,14 @@ describe('the dashboard page in Chromium', { skip }, () => {
     await cluster.client.create(PODS, controlledPod('rules', 'solo'));
     await page.waitForSelector(`${row('solo', 'rules')} .phase[data-phase=ServiceAvailable]`, { timeout: 15_000 });
     assert.equal((await cli('begin', 'solo', '-n', 'rules', '--id', 'upgrade', '--type', 'update')).code, 0);
-    await page.waitForSelector(`${row('solo', 'rules')} .waits:text-matches("^blocked by PodTransitionRule gate: approved: ")`);
+    await page.waitForSelector(`${row('solo', 'rules')} .waits-text:text-matches("^blocked by PodTransitionRule gate: approved: ")`);
+    // The reason is longer than its column: cut with an ellipsis, and whole under the pointer, above the rows below.
+    const waits = `${row('solo', 'rules')} .waits-text`;
+    assert.deepEqual(await visibility(page, waits), { clipped: true, covered: false });
+    await page.hover(`${row('solo', 'rules')} .name`);
+    assert.deepEqual(await visibility(page, waits), { clipped: false, covered: false });
+    assert.match(await page.locator(waits).innerText(), /^blocked by PodTransitionRule gate: approved: block by label check policy, pod rules\/solo labels not match approved=yes$/);
+    await page.mouse.move(0, 0);
     await page.click('[data-tab=rules]');
     const blocked = page.locator('[data-rule="rules/gate"] [data-blocked=solo]');
     await blocked.waitFor();

@@ -70,8 +70,10 @@ export async function startOperatorProcess(
     healthPort,
     child,
     async ready() {
-      const deadline = Date.now() + 20_000;
+      // A Node process loading podops from its sources: seconds on an idle machine, many on a loaded one.
+      const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the operator exited (${child.exitCode ?? child.signalCode}) before its webhook server came up on port ${webhookPort}`);
         const up = await new Promise<boolean>((resolve) => {
           const socket = connect({ host: '127.0.0.1', port: webhookPort, rejectUnauthorized: false }, () => {
             socket.end();

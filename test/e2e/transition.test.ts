@@ -1,9 +1,13 @@
-// PodTransitionRules gating GraceDelete: six pods deleted at once under maxUnavailable 50% and minAvailable 2.
+// PodTransitionRules gating GraceDelete: six pods deleted at once under maxUnavailable 50% and minAvailable 2. And the
+// admission of a rule's availablePolicy as a user meets it, in a server-side dry run: out-of-range counts refused with
+// the field named, the values that mean something (0, 100%) admitted with a warning.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Pod } from '../../src/api/kube.ts';
+import type { PodTransitionRule } from '../../src/api/podtransitionrule.ts';
 import { SERVICE_AVAILABLE_LABEL } from '../../src/api/protocol.ts';
+import { KubeClient, type ApiError } from '../../src/kube/client.ts';
 import { DEPLOYMENTS, PODS, PODTRANSITIONRULES } from '../../src/kube/resources.ts';
 import { lifecyclePhase } from '../../src/lifecycle/phase.ts';
 import { parseLifecycles } from '../../src/lifecycle/parse.ts';
@@ -74,5 +78,34 @@ describe('PodTransitionRule on GraceDelete', () => {
       assert.ok(available >= 2, `rv ${record.resourceVersion}: only ${available} pods available`);
     }
     assert.ok(maxOut >= 2, `the budget was used (at most ${maxOut} out at once)`);
+  });
+
+  test('a server-side dry run refuses an availablePolicy out of range, naming the field, and admits 0 and 100% with a warning', async () => {
+    const warnings: string[] = [];
+    const client = KubeClient.fromKubeconfigText(cluster.sandbox.kubeconfig, { onWarning: (warning) => warnings.push(warning) });
+    const dryRun = async (availablePolicy: Record<string, unknown>): Promise<string> => {
+      warnings.length = 0;
+      const rule = { apiVersion: 'apps.kusionstack.io/v1alpha1', kind: 'PodTransitionRule', metadata: { name: 'dry', namespace: 'budget' }, spec: { selector: { matchLabels: { app: 'web' } }, rules: [{ name: 'budget', availablePolicy }] } };
+      return client.create(PODTRANSITIONRULES, rule, { dryRun: true }).then(
+        () => (warnings.length > 0 ? `admitted with: ${warnings.join(' | ')}` : 'admitted'),
+        (err: ApiError) => err.status?.message ?? err.message,
+      );
+    };
+    try {
+      const denied = (field: string, value: string, why: string) =>
+        `admission webhook "validating-generic.apps.kusionstack.io" denied the request: spec.rule.budget.availablePolicy.${field}: Invalid value: ${value}: ${why}`;
+      assert.equal(await dryRun({ maxUnavailableValue: '150%' }), denied('maxUnavailableValue', '"150%"', 'must not be greater than 100%'));
+      assert.equal(await dryRun({ maxUnavailableValue: -1 }), denied('maxUnavailableValue', '-1', 'must be greater than or equal to 0'));
+      assert.equal(await dryRun({ minAvailableValue: '101%' }), denied('minAvailableValue', '"101%"', 'must not be greater than 100%'));
+      assert.equal(await dryRun({ minAvailableValue: -2 }), denied('minAvailableValue', '-2', 'must be greater than or equal to 0'));
+      // Kuperator reads these as they are written, and they mean something: kept, with a word when nothing can pass.
+      assert.match(await dryRun({ maxUnavailableValue: 0 }), /^admitted with: spec\.rule\.budget\.availablePolicy\.maxUnavailableValue: 0 lets no service-available pod through this rule/);
+      assert.match(await dryRun({ minAvailableValue: '100%' }), /^admitted with: spec\.rule\.budget\.availablePolicy\.minAvailableValue: "100%" keeps every selected pod available/);
+      assert.equal(await dryRun({ minAvailableValue: 0 }), 'admitted');
+      assert.equal(await dryRun({ maxUnavailableValue: '100%' }), 'admitted');
+      assert.equal((await client.list<PodTransitionRule>(PODTRANSITIONRULES, { namespace: 'budget' })).items.filter((r) => r.metadata.name === 'dry').length, 0, 'a dry run stores nothing');
+    } finally {
+      client.close();
+    }
   });
 });

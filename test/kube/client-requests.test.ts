@@ -73,3 +73,21 @@ test('warnings the server sends reach onWarning, each text whole, quotes and com
     server.close();
   }
 });
+
+test('requestText answers a non-JSON path as text (`kubectl get --raw /metrics`), with the Accept asked for', async () => {
+  const server = createServer((req, res) => {
+    res.writeHead(req.url === '/metrics' ? 200 : 404, { 'Content-Type': 'text/plain' });
+    res.end(req.url === '/metrics' ? `# accept ${req.headers.accept}\nup 1\n` : 'not found');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const client = KubeClient.fromKubeconfigText(renderKubeconfig({ server: `http://127.0.0.1:${port}` }));
+  try {
+    assert.equal(await client.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' }), '# accept text/plain\nup 1\n');
+    await assert.rejects(client.requestText({ method: 'GET', path: '/nothing' }), (err: Error & { code?: number }) => err.code === 404);
+  } finally {
+    client.close();
+    server.close();
+  }
+});

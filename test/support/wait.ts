@@ -1,4 +1,8 @@
 // Waiting in tests: poll until something holds (never a fixed sleep standing in for it), and ports.
+//
+// The default deadlines are generous on purpose: `npm test` runs several files at once, and a loaded machine is
+// many times slower than an idle one. A deadline is there to end a test that will never pass, never to time
+// anything: a test that must show that something is quick says so with an explicit bound, and why that bound.
 
 import { createServer } from 'node:net';
 
@@ -6,7 +10,7 @@ import { createServer } from 'node:net';
  * Reads every `intervalMs` until `ok` holds; the value that satisfied it. A read that throws counts as not yet.
  * The error names what, and the last value or error.
  */
-export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 15_000, intervalMs = 10): Promise<T> {
+export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 60_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: string;
   for (;;) {
@@ -23,7 +27,7 @@ export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boo
 }
 
 /** Waits until `condition` holds, checked every `intervalMs`; resolves with the milliseconds it took. */
-export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 5000, intervalMs = 10): Promise<number> {
+export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 30_000, intervalMs = 10): Promise<number> {
   const started = Date.now();
   await until(condition, Boolean, what, timeoutMs, intervalMs);
   return Date.now() - started;
@@ -41,7 +45,7 @@ export class EventWaiter {
   }
 
   /** Resolves at once if `condition` holds, else at the first notify() after which it does. */
-  waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
     if (condition()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const check = (): void => {

@@ -10,13 +10,21 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Node, Pod } from '../../src/api/kube.ts';
 import type { ClusterCaches } from '../../src/cache/cluster-cache.ts';
-import { EVICTION_NOT_DEFERRED_WARNING, EVICTION_PAUSED_UNTIL_ANNOTATION, EVICTION_REQUESTED_ANNOTATION, POD_EVICTION_LIFECYCLE_ID, TO_EVICT_LABEL, idLabelKey } from '../../src/api/protocol.ts';
+import {
+  EVICTION_NOT_DEFERRED_WARNING,
+  EVICTION_PAUSED_UNTIL_ANNOTATION,
+  EVICTION_REQUESTED_ANNOTATION,
+  POD_EVICTION_LIFECYCLE_ID,
+  TO_EVICT_LABEL,
+  TRANSITION_DETAIL_ANNOTATION_PREFIX,
+  idLabelKey,
+} from '../../src/api/protocol.ts';
 import { ApiError, KubeClient } from '../../src/kube/client.ts';
 import { nowNanos } from '../../src/kube/clock.ts';
 import { NODES, PODS } from '../../src/kube/resources.ts';
-import { admitEviction } from '../../src/webhook/eviction.ts';
+import { admitEviction, evictionProgress } from '../../src/webhook/eviction.ts';
 import { validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
-import { pod } from '../support/pods.ts';
+import { L, PERM, STAMP, pod } from '../support/pods.ts';
 import { usePodWebhooks } from '../support/pod-webhooks.ts';
 import { useSandboxClient } from '../support/sandbox-client.ts';
 import { useClusterCaches } from '../support/cluster-caches.ts';
@@ -176,5 +184,23 @@ describe('graceful evictions: the webhook', () => {
     } finally {
       apiServerAuthenticated = false;
     }
+  });
+});
+
+describe('graceful evictions: what the refusal says', () => {
+  const evicting = (labels: Record<string, string>, annotations: Record<string, string> = {}) =>
+    pod({ name: 'web-1', serviceReady: 'True', ready: true, labels: { [L('operating', POD_EVICTION_LIFECYCLE_ID)]: STAMP, [L('operation-type', POD_EVICTION_LIFECYCLE_ID)]: 'evict', ...labels }, annotations });
+
+  test("each of the lifecycle's waits follows its phase as it reads: blocked by a rule, waiting for the operation", () => {
+    const rejected = JSON.stringify({ stage: 'PreCheck', passed: false, rejectInfo: [{ ruleName: 'one-at-a-time', reason: 'too many out' }] });
+    assert.equal(
+      evictionProgress(evicting({ [L('pre-check', POD_EVICTION_LIFECYCLE_ID)]: STAMP }, { [`${TRANSITION_DETAIL_ANNOTATION_PREFIX}/budget`]: rejected })),
+      'lifecycle pod-eviction in PreCheck, blocked by PodTransitionRule budget: one-at-a-time: too many out',
+    );
+    assert.equal(
+      evictionProgress(evicting({ [L('pre-checked', POD_EVICTION_LIFECYCLE_ID)]: STAMP, [PERM('evict')]: STAMP, [L('operate', POD_EVICTION_LIFECYCLE_ID)]: STAMP })),
+      'lifecycle pod-eviction in Operating, waiting for the operation controller to operate and finish (evict)',
+    );
+    assert.equal(evictionProgress(pod({ name: 'web-2' })), 'lifecycle pod-eviction not begun yet (it begins once every PodDisruptionBudget of the pod, if it has any, has room for it)');
   });
 });

@@ -67,6 +67,19 @@ describe('GraceDelete', () => {
     assert.equal(live.metadata.labels?.[idLabelKey('operation-type', POD_DELETE_LIFECYCLE_ID)], 'delete', 'its pod-delete lifecycle began in the same write');
   });
 
+  // Every write of a pod wakes its ReplicaSet's controller, which repeats its refused deletes: a repeated delete
+  // that wrote would feed that loop for as long as the pod is held.
+  test('a repeated delete of a marked pod by the same requester writes nothing, however late it comes', async () => {
+    await controlledPod('repeated');
+    await assert.rejects(env.client.delete(PODS, 'default', 'repeated'), (err: Error) => err.message.includes(DENIAL));
+    const marked = await env.client.get<Pod>(PODS, 'default', 'repeated');
+    await waitFor(() => running.caches.pods.get('default', 'repeated')?.metadata.resourceVersion === marked.metadata.resourceVersion, 'the mark in the cache');
+    const later = (): GraceDeleteOptions => ({ ...options(), now: () => nowNanos() + 60n * 1_000_000_000n });
+    const verdict = await graceDelete({ ...deleteReview(marked), userInfo: { username: marked.metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION] ?? '' } }, later());
+    assert.equal(verdict.allowed, false, 'still refused');
+    assert.equal((await env.client.get<Pod>(PODS, 'default', 'repeated')).metadata.resourceVersion, marked.metadata.resourceVersion, 'a minute later, the same requester: nothing written');
+  });
+
   test("a user's delete begins the pod's lifecycle only while its PodDisruptionBudgets have room; until then it is marked", async () => {
     const { status: _status, ...created } = pod({ name: 'budgeted', gate: false, labels: { app: 'budgeted' } });
     await createPod(created);
@@ -101,11 +114,15 @@ describe('GraceDelete', () => {
     const asController = env.sandbox.client({ username: rsController });
     const podsRef = { group: '', version: 'v1', resource: 'pods' };
     const live = (name: string) => env.client.get<Pod>(PODS, 'default', name);
+    // Told NotFound, the answer the ReplicaSet controller takes for a pod already on its way out: a Forbidden
+    // would fail its sync, and it would retry every pod it deletes with a backoff that starts at 5 ms.
     const refusal = async (name: string): Promise<string> => {
       try {
         await asController.delete(podsRef, name, { namespace: 'default' });
       } catch (err) {
-        return (err as { status?: { message?: string } }).status?.message ?? String(err);
+        const status = (err as { status?: { message?: string; code?: number; reason?: string } }).status;
+        assert.deepEqual([status?.code, status?.reason], [404, 'NotFound'], `the refusal of ${name}`);
+        return status?.message ?? String(err);
       }
       throw new Error(`the delete of ${name} was let through`);
     };
@@ -121,8 +138,8 @@ describe('GraceDelete', () => {
     assert.match(await refusal('rs-c'), /ReplicaSet rs has 2 pod\(s\) beyond its 1 replicas and rs-a, rs-b already leaving: rs-c stays/);
     assert.equal((await live('rs-c')).metadata.labels?.[TO_DELETE_LABEL], undefined);
 
-    // A user's delete marks it all the same, and takes over the controller's mark of another.
-    await assert.rejects(env.client.delete(PODS, 'default', 'rs-c'), (err: Error) => err.message.includes(DENIAL));
+    // A user's delete marks it all the same, and takes over the controller's mark of another; a user is told Forbidden.
+    await assert.rejects(env.client.delete(PODS, 'default', 'rs-c'), (err: Error & { code?: number }) => err.message.includes(DENIAL) && err.code === 403);
     assert.equal((await live('rs-c')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');
     await assert.rejects(env.client.delete(PODS, 'default', 'rs-a'), (err: Error) => err.message.includes(DENIAL));
     assert.equal((await live('rs-a')).metadata.annotations?.[GRACE_DELETE_REQUESTED_BY_ANNOTATION], 'admin');

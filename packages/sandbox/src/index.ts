@@ -51,6 +51,9 @@ export type { WebhookServiceAddresses } from './webhooks/endpoint.ts';
 export type { RequestLabels } from './apiserver/metrics.ts';
 export { renderKubeconfig, type KubeConfigLoadOptions, type KubeconfigOptions } from './kubeconfig.ts';
 export type { ObjectReference, WaitOptions } from './testing/wait.ts';
+export { controlPlaneUnavailable, startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane/control-plane.ts';
+export { startSimulatedNodes, type SimulatedNodes, type SimulatedNodesOptions } from './remote/remote-nodes.ts';
+export type { KubeletOptions } from './nodes/index.ts';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */

@@ -1,7 +1,8 @@
 // The kubeconfig kubectl and @kubernetes/client-node load to reach the sandbox: as YAML, and as the
 // object client-node's `KubeConfig.loadFromOptions` takes (its field names, no dependency on it). The
 // sandbox does not authenticate; the user entry carries a static token so clients send an Authorization
-// header as they would to a real cluster, and `as` makes them impersonate a user of their own.
+// header as they would to a real cluster, and `as` makes them impersonate a user of their own. A real
+// control plane (./control-plane) authenticates its admin by a client certificate instead.
 
 import YAML from 'yaml';
 
@@ -12,12 +13,14 @@ export interface KubeconfigOptions {
   name?: string;
   /** The user to act as (`Impersonate-User`), e.g. `system:serviceaccount:default:my-controller`; default: the admin. */
   as?: string;
+  /** PEM of a client certificate and its key, presented instead of the sandbox's token. */
+  clientCertificate?: { cert: string; key: string };
 }
 
 /** What `new KubeConfig().loadFromOptions(…)` of @kubernetes/client-node takes. */
 export interface KubeConfigLoadOptions {
   clusters: { name: string; server: string; skipTLSVerify: boolean; caData?: string }[];
-  users: { name: string; token: string; impersonateUser?: string }[];
+  users: { name: string; token?: string; certData?: string; keyData?: string; impersonateUser?: string }[];
   contexts: { name: string; cluster: string; user: string; namespace: string }[];
   currentContext: string;
 }
@@ -25,11 +28,15 @@ export interface KubeConfigLoadOptions {
 export function kubeConfigLoadOptions(options: KubeconfigOptions): KubeConfigLoadOptions {
   if (options.as !== undefined && !options.as) throw new Error('kubeconfig: `as` names the user to impersonate and may not be empty');
   const name = options.name ?? 'podops-sandbox';
-  const caData = options.caCertificate ? Buffer.from(options.caCertificate).toString('base64') : undefined;
+  const base64 = (pem: string): string => Buffer.from(pem).toString('base64');
+  const caData = options.caCertificate ? base64(options.caCertificate) : undefined;
+  const credentials = options.clientCertificate
+    ? { certData: base64(options.clientCertificate.cert), keyData: base64(options.clientCertificate.key) }
+    : { token: 'podops-sandbox' };
   return {
     // @kubernetes/client-node refuses a plain-http server unless TLS verification is explicitly off.
     clusters: [{ name, server: options.server, skipTLSVerify: caData === undefined, ...(caData ? { caData } : {}) }],
-    users: [{ name, token: 'podops-sandbox', ...(options.as ? { impersonateUser: options.as } : {}) }],
+    users: [{ name, ...credentials, ...(options.as ? { impersonateUser: options.as } : {}) }],
     contexts: [{ name, cluster: name, user: name, namespace: 'default' }],
     currentContext: name,
   };
@@ -44,7 +51,14 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
       name,
       cluster: caData ? { server, 'certificate-authority-data': caData } : { server, 'insecure-skip-tls-verify': skipTLSVerify },
     })),
-    users: config.users.map(({ name, token, impersonateUser }) => ({ name, user: { token, ...(impersonateUser ? { as: impersonateUser } : {}) } })),
+    users: config.users.map(({ name, token, certData, keyData, impersonateUser }) => ({
+      name,
+      user: {
+        ...(token === undefined ? {} : { token }),
+        ...(certData === undefined ? {} : { 'client-certificate-data': certData, 'client-key-data': keyData }),
+        ...(impersonateUser ? { as: impersonateUser } : {}),
+      },
+    })),
     contexts: config.contexts.map(({ name, ...context }) => ({ name, context })),
     'current-context': config.currentContext,
     preferences: {},

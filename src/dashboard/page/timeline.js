@@ -100,7 +100,7 @@ function PodLine({ row, start, span, now, selected, onSelect }) {
     <span class="name" title=${row.key}>${row.name}</span>
     <span class=${`phase phase-text-${row.phase}`} data-phase=${row.phase}>${row.gone !== undefined ? 'gone' : row.deleting ? `${row.phase} (deleting)` : row.phase}</span>
     <span class="since">${inPhase}</span>
-    <span class="waits" title=${waits}>${waits || '—'}</span>
+    <span class="waits">${waits ? html`<span class="waits-text">${waits}</span>` : '—'}</span>
     <${Bars} row=${row} start=${start} span=${span} now=${now} />
   </div>`;
 }

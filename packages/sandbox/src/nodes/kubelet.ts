@@ -7,10 +7,9 @@
 // server's container log requests (./kubelet-logs.ts), as the real one does on port 10250.
 
 import type { KubeletConnection, KubeletConnections } from '../apiserver/kubelet-connections.ts';
-import type { LocalClient } from '../apiserver/local-client.ts';
 import { StatusError } from '../errors.ts';
 import { isJsonObject, type KubeObject } from '../meta/object.ts';
-import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
+import type { NodeApiClient, NodeContext, NodeController } from './node-context.ts';
 import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
 import { IPPool } from './ip-pool.ts';
 import { serveContainerLogs } from './kubelet-logs.ts';
@@ -49,8 +48,8 @@ interface NodeKubelet {
   stop(): void;
 }
 
-function nodeKubelet(ctx: ControllerContext, identity: NodeIdentity, options: ResolvedKubeletOptions): NodeKubelet {
-  const client: LocalClient = ctx.clientAs(kubeletIdentity(identity.name));
+function nodeKubelet(ctx: NodeContext, identity: NodeIdentity, options: ResolvedKubeletOptions): NodeKubelet {
+  const client: NodeApiClient = ctx.clientAs(kubeletIdentity(identity.name));
   const ips = new IPPool(identity.podNetwork);
   const runtimes = new Map<string, PodRuntime>();
   const wakes = new Map<string, Wake>();
@@ -158,10 +157,10 @@ function nodeKubelet(ctx: ControllerContext, identity: NodeIdentity, options: Re
   };
 }
 
-export function kubelet(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions, connections: KubeletConnections): Controller {
+export function kubelet(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions, connections: KubeletConnections): NodeController {
   return {
     name: 'kubelet',
-    start(ctx: ControllerContext): () => void {
+    start(ctx: NodeContext): () => void {
       const kubelets = new Map(identities.map((identity) => [identity.name, nodeKubelet(ctx, identity, options)]));
       const unregister = [...kubelets].map(([name, k]) => connections.register(name, k.connection));
       const unsubscribe = ctx.subscribe((event) => {

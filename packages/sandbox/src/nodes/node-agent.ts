@@ -2,11 +2,10 @@
 // kube-node-lease, and reports the node status (the conditions' heartbeats) every five minutes, as a
 // kubelet with the NodeLease feature does. Pods are the kubelet controller's business (kubelet.ts).
 
-import type { LocalClient } from '../apiserver/local-client.ts';
 import { StatusError } from '../errors.ts';
 import { isJsonObject } from '../meta/object.ts';
 import { formatMicroTimestamp } from '../meta/time.ts';
-import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
+import type { NodeApiClient, NodeContext, NodeController } from './node-context.ts';
 import { healthyNodeConditions, kubeletIdentity, nodeLeaseManifest, nodeLeaseNamespace, nodeManifest, type NodeIdentity } from './node-objects.ts';
 import type { ResolvedKubeletOptions } from './options.ts';
 import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
@@ -19,12 +18,12 @@ const statusReportIntervalMs = 5 * 60_000;
 
 const isCode = (err: unknown, code: number): boolean => err instanceof StatusError && err.status.code === code;
 
-export function nodeAgent(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions): Controller {
+export function nodeAgent(identities: readonly NodeIdentity[], options: ResolvedKubeletOptions): NodeController {
   return {
     name: 'node-agent',
-    start(ctx: ControllerContext): () => void {
+    start(ctx: NodeContext): () => void {
       const timers: NodeJS.Timeout[] = [];
-      const clientOf = (node: NodeIdentity): LocalClient => ctx.clientAs(kubeletIdentity(node.name));
+      const clientOf = (node: NodeIdentity): NodeApiClient => ctx.clientAs(kubeletIdentity(node.name));
 
       const register = async (node: NodeIdentity): Promise<void> => {
         await clientOf(node).create(nodes, nodeManifest(node, options.maxPods, ctx.clock())).catch((err: unknown) => {

@@ -8,7 +8,7 @@
 import { StatusError } from '../errors.ts';
 import { isJsonObject, readPath, type JsonObject, type KubeObject } from '../meta/object.ts';
 import { formatMicroTimestamp, formatTimestamp } from '../meta/time.ts';
-import type { Controller, ControllerContext } from '../controllers/in-process-controller.ts';
+import type { NodeContext, NodeController } from './node-context.ts';
 import { SerialKeyQueue } from '../controllers/serial-key-queue.ts';
 import {
   emptyUsage,
@@ -51,9 +51,9 @@ function needsScheduling(pod: KubeObject): boolean {
   );
 }
 
-export const scheduler: Controller = {
+export const scheduler: NodeController = {
   name: schedulerName,
-  start(ctx: ControllerContext): () => void {
+  start(ctx: NodeContext): () => void {
     const client = ctx.clientAs({ username: 'system:kube-scheduler', userAgent: 'kube-scheduler/v1.32.0 (linux/amd64) kubernetes/0000000/scheduler' });
     const usage = new Map<string, NodeUsage>();
     const assignments = new Map<string, Assignment>();
@@ -177,6 +177,9 @@ export const scheduler: Controller = {
         if (err instanceof StatusError && (err.status.code === 409 || err.status.code === 404)) return;
         throw err;
       }
+      // Assumed on the node from now on, as kube-scheduler's cache assumes a bound pod: the next pods count it
+      // before the pod's own change arrives (over HTTP, a moment later).
+      account(key, { ...pod, spec: { ...specOf(pod), nodeName: chosen.metadata.name } });
       await record(pod, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${pod.metadata.namespace}/${name} to ${chosen.metadata.name}`);
     };
 

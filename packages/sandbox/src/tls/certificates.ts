@@ -16,6 +16,8 @@ export interface ServingCertificates {
 export interface CertificateAuthority {
   /** PEM of the CA certificate. */
   readonly certificate: string;
+  /** PEM (PKCS#8) of its private key, for a component that signs with it (kube-controller-manager's CSR signer). */
+  readonly privateKey: string;
   /** A leaf certificate for `subject` (`CN=…`) with `extensions` besides its basic constraints and authority key id; PEM, with its PKCS#8 key. */
   sign(subject: string, extensions: x509.Extension[]): Promise<{ cert: string; key: string }>;
 }
@@ -50,6 +52,7 @@ export async function createCertificateAuthority(commonName: string, validityDay
   let serial = 1;
   return {
     certificate: ca.toString('pem'),
+    privateKey: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
     async sign(subject, extensions) {
       const leafKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
       serial++;
@@ -67,6 +70,14 @@ export async function createCertificateAuthority(commonName: string, validityDay
       return { cert: cert.toString('pem'), key: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey)) };
     },
   };
+}
+
+/** What a client certificate carries (the subject's CN is the user, its O entries the groups). */
+export function clientExtensions(): x509.Extension[] {
+  return [
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+  ];
 }
 
 /** What a serving certificate for `hosts` (IP addresses or DNS names) carries. */
