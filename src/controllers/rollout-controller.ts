@@ -133,7 +133,7 @@ export class RolloutReconciler implements Reconciler {
       const label = found ? found.metadata.labels?.[RL_WORKLOAD_LABEL] : undefined;
       return this.#carryOut(key, rl, found, finalizeWrites(rl, kind, label === undefined || label === name ? found : undefined), signal);
     }
-    // The schema admits only the three kinds: another is a RolloutLifecycle older than it, which nothing can act on.
+    // The schema admits only the three kinds: another is on a RolloutLifecycle stored before that schema, and nothing can act on it.
     if (!kind) throw new TerminalError(`RolloutLifecycle ${key} targets a ${rl.spec?.targetRef?.kind}, not a Deployment, StatefulSet or DaemonSet`);
     const claimant = claimantOf(rl, this.#options.rolloutLifecycles.list(namespace));
     if (claimant !== rl) return this.#carryOut(key, rl, undefined, claimRefused(rl, `${kind}/${targetName}`, claimant.metadata.name ?? '', this.#now()), signal);
@@ -169,7 +169,7 @@ export class RolloutReconciler implements Reconciler {
     for (let attempt = 1; current; attempt++) {
       const sending: RolloutRequest = current;
       try {
-        await this.#sendOnce(key, sending, signal);
+        await this.#sendOnce(sending, signal);
         return;
       } catch (err) {
         if (tolerated(sending, err)) return;
@@ -185,7 +185,7 @@ export class RolloutReconciler implements Reconciler {
     }
   }
 
-  async #sendOnce(key: string, request: RolloutRequest, signal: AbortSignal): Promise<void> {
+  async #sendOnce(request: RolloutRequest, signal: AbortSignal): Promise<void> {
     const { client } = this.#options;
     if (request.verb === 'create') await client.create(JOBS, request.body, { signal });
     else if (request.verb === 'delete') await client.delete(JOBS, request.namespace, request.name, { propagationPolicy: request.propagationPolicy, signal });

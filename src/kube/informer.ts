@@ -14,6 +14,13 @@ export const keyOf = (namespace: string | undefined, name: string): string => (n
 
 export const objectKey = (object: ObjectWithMeta): string => keyOf(object.metadata.namespace, object.metadata.name ?? '');
 
+/** An informer as whoever runs it sees it, whatever it holds: the manager starts it and waits for its sync. */
+export interface RunnableInformer {
+  run(signal: AbortSignal): Promise<void>;
+  waitForSync(signal?: AbortSignal): Promise<void>;
+  hasSynced(): boolean;
+}
+
 export interface InformerHandler<T> {
   onAdd?(object: T): void;
   onUpdate?(previous: T, current: T): void;

@@ -11,7 +11,7 @@ import { NANOS_PER_MILLI } from '../lifecycle/time.ts';
 import { keyOf } from '../kube/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { startProbeServer } from '../kube/health.ts';
-import { Informer } from '../kube/informer.ts';
+import { Informer, type RunnableInformer } from '../kube/informer.ts';
 import { createLogger, type Logger } from '../kube/log.ts';
 import { Manager, type Runnable } from '../kube/manager.ts';
 import { RuntimeMetrics } from '../kube/metrics.ts';
@@ -126,14 +126,14 @@ export function startOperator(options: OperatorOptions, signal: AbortSignal): Ru
   // The caches the protocol needs gate the start and readiness. The rollout caches do not: without the
   // RolloutLifecycle CRD (a `helm upgrade` does not add CRDs) rollout hooks wait for it, the rest runs; the
   // rollout controller waits for its own caches.
-  const protocolCaches: [string, Informer<never>][] = [...namedCaches(caches), ['podtransitionrule-informer', rules as never]];
-  const rolloutCaches: [string, Informer<never>][] = [
-    ['rolloutlifecycle-informer', rolloutLifecycles as never],
-    ['deployment-informer', workloads.Deployment as never],
-    ['statefulset-informer', workloads.StatefulSet as never],
-    ['daemonset-informer', workloads.DaemonSet as never],
-    ['job-informer', rollout.jobs as never],
-    ['replicaset-informer', rollout.replicaSets as never],
+  const protocolCaches: [string, RunnableInformer][] = [...namedCaches(caches), ['podtransitionrule-informer', rules]];
+  const rolloutCaches: [string, RunnableInformer][] = [
+    ['rolloutlifecycle-informer', rolloutLifecycles],
+    ['deployment-informer', workloads.Deployment],
+    ['statefulset-informer', workloads.StatefulSet],
+    ['daemonset-informer', workloads.DaemonSet],
+    ['job-informer', rollout.jobs],
+    ['replicaset-informer', rollout.replicaSets],
   ];
 
   // Only the leader counts lifecycle transitions, so replicas do not multiply them.

@@ -13,9 +13,8 @@ import { RL_FIELD_MANAGER } from '../../src/api/rolloutlifecycle.ts';
 import { DEPLOYMENTS, NODES, PODS, PODTRANSITIONRULES, ROLLOUTLIFECYCLES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
 import { admissionPolicy } from '../../src/operator/admission-policy.ts';
 import { allowed, denied } from '../../src/webhook/admission.ts';
-import { WebhookServer } from '../../src/webhook/server.ts';
 import { evaluatePolicy } from '../support/admission-policy.ts';
-import { localCertificates } from '../support/tls.ts';
+import { startWebhookServer, type LocalWebhookServer } from '../support/webhook-server.ts';
 import { isServiceAvailable, serviceNamespace, startCluster, type Cluster } from './harness.ts';
 import { until } from '../support/wait.ts';
 
@@ -24,17 +23,13 @@ const [policy] = admissionPolicy('podops-system', 'podops', {}) as unknown as [P
 
 describe("the admission policy against podops' real writes", () => {
   let cluster: Cluster;
-  let server: WebhookServer;
+  let webhook: LocalWebhookServer;
   const evaluated: string[] = [];
   const refusals: string[] = [];
 
   before(async () => {
     cluster = await startCluster();
-    const certs = await localCertificates();
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
+    webhook = await startWebhookServer({
       routes: [
         {
           path: '/policy',
@@ -58,7 +53,6 @@ describe("the admission policy against podops' real writes", () => {
         },
       ],
     });
-    const address = await server.listen();
     await cluster.client.create(VALIDATING_WEBHOOK_CONFIGURATIONS, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',
@@ -66,7 +60,7 @@ describe("the admission policy against podops' real writes", () => {
       webhooks: [
         {
           name: 'policy.podops.test',
-          clientConfig: { url: `https://${address}/policy`, caBundle: Buffer.from(certs.ca.cert).toString('base64') },
+          clientConfig: { url: `https://${webhook.address}/policy`, caBundle: Buffer.from(webhook.certs.ca.cert).toString('base64') },
           rules: [
             { operations: ['UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'] },
             { operations: ['UPDATE'], apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['v1'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] },
@@ -84,7 +78,7 @@ describe("the admission policy against podops' real writes", () => {
   });
   after(async () => {
     await cluster.stop();
-    await server.close();
+    await webhook.server.close();
   });
 
   test('a rollout under a PodTransitionRule, a graceful delete and a graceful eviction complete, and the policy refused none of podops\' writes', async () => {

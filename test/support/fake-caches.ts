@@ -31,3 +31,10 @@ export function fakeCaches(): FakeCaches {
   const caches = Object.fromEntries(Object.entries(fakes).map(([kind, fake]) => [kind, fake.informer])) as unknown as ClusterCaches;
   return { ...fakes, caches };
 }
+
+/** A PodDisruptionBudget over the pods labelled `app`, which the disruption controller found without room. */
+export const budgetWithoutRoom = (app: string, namespace = 'default'): NamedPodDisruptionBudget => ({
+  metadata: { name: app, namespace, generation: 1 },
+  spec: { selector: { matchLabels: { app } } },
+  status: { observedGeneration: 1, desiredHealthy: 2, currentHealthy: 1 },
+});

@@ -7,24 +7,18 @@ import { MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS } fr
 import { urlClientConfig, webhookConfigurations } from '../../src/operator/webhook-configuration.ts';
 import { genericRoute, type AdmissionHandler } from '../../src/webhook/dispatch.ts';
 import { mutatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
-import { WebhookServer } from '../../src/webhook/server.ts';
+import type { WebhookServer } from '../../src/webhook/server.ts';
 import type { SandboxClient } from './sandbox-client.ts';
-import { localCertificates } from './tls.ts';
+import { startWebhookServer } from './webhook-server.ts';
 
 /** Starts the server in `before` (after the sandbox of `env`) and closes it in `after`. */
 export function usePodWebhooks(env: SandboxClient, validating: () => Record<string, AdmissionHandler[]>): void {
   let server: WebhookServer | undefined;
   before(async () => {
-    const certs = await localCertificates();
     const mutate: AdmissionHandler = (r) => mutatePodLifecycle(r, nowNanos);
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      routes: [genericRoute('/mutating-generic', { Pod: [mutate], 'Pod/status': [mutate] }), genericRoute('/validating-generic', validating())],
-    });
-    const address = await server.listen();
-    for (const config of webhookConfigurations(urlClientConfig(`https://${address}`), Buffer.from(certs.ca.cert).toString('base64'))) {
+    const webhook = await startWebhookServer({ routes: [genericRoute('/mutating-generic', { Pod: [mutate], 'Pod/status': [mutate] }), genericRoute('/validating-generic', validating())] });
+    server = webhook.server;
+    for (const config of webhookConfigurations(urlClientConfig(`https://${webhook.address}`), Buffer.from(webhook.certs.ca.cert).toString('base64'))) {
       await env.client.create(config.kind === 'MutatingWebhookConfiguration' ? MUTATING_WEBHOOK_CONFIGURATIONS : VALIDATING_WEBHOOK_CONFIGURATIONS, config as never);
     }
   });

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { connect, createServer } from 'node:tls';
-import { generateCA, generateClientCertificate, generateServing, inspectCertificate } from '../../src/webhook/certificates.ts';
+import { generateCA, generateClientCertificate, generateServing, inspectCertificate } from './certificates.ts';
 
 const NOW = Date.parse('2026-11-26T00:00:00Z');
 

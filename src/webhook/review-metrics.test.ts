@@ -3,46 +3,32 @@
 // `other` (anyone can send a review of any kind).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { allowed, denied } from '../../src/webhook/admission.ts';
-import type { ServingBundle } from '../../src/webhook/certificates.ts';
-import { genericRoute } from '../../src/webhook/dispatch.ts';
-import { WebhookServer } from '../../src/webhook/server.ts';
-import { reviewBody } from '../support/admission-review.ts';
-import { PROTOTYPE_KEYS } from '../support/hostile-http.ts';
-import { localCertificates, post } from '../support/tls.ts';
+import { allowed, denied } from './admission.ts';
+import { genericRoute } from './dispatch.ts';
+import { reviewBody } from '../../test/support/admission-review.ts';
+import { PROTOTYPE_KEYS } from '../../test/support/hostile-http.ts';
+import { useWebhookServer } from '../../test/support/webhook-server.ts';
 
 const review = (operation: string, subResource?: string): string =>
   reviewBody({ uid: 'u1', ...(subResource && { subResource }), name: 'web-0', operation, object: { metadata: { name: 'web-0' } } });
 
 describe('admission review metrics', () => {
-  let certs: ServingBundle;
-  let server: WebhookServer;
-  let address: string;
   const registry = new Registry();
-
-  before(async () => {
-    certs = await localCertificates();
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      registry,
-      routes: [
-        genericRoute('/hooks', {
-          Pod: [(r) => (r.operation === 'CREATE' ? allowed([{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]) : r.operation === 'DELETE' ? denied('no') : allowed())],
-          'Pod/status': [() => { throw new Error('handler broke'); }],
-        }),
-      ],
-    });
-    address = await server.listen();
-  });
-  after(() => server.close());
+  const webhook = useWebhookServer(() => ({
+    registry,
+    routes: [
+      genericRoute('/hooks', {
+        Pod: [(r) => (r.operation === 'CREATE' ? allowed([{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]) : r.operation === 'DELETE' ? denied('no') : allowed())],
+        'Pod/status': [() => { throw new Error('handler broke'); }],
+      }),
+    ],
+  }));
 
   test('each answer is counted under its kind, operation and verdict', async () => {
     for (const [operation, subResource] of [['CREATE'], ['UPDATE'], ['DELETE'], ['DELETE'], ['UPDATE', 'status']] as const) {
-      await post(address, '/hooks', review(operation, subResource), certs.ca.cert);
+      await webhook.send('/hooks', review(operation, subResource));
     }
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'podops_admission_review_duration_seconds');
     const counts = (metric?.values ?? [])
@@ -55,10 +41,10 @@ describe('admission review metrics', () => {
   test('a kind the route does not serve is counted as other, whatever its text: the labels stay a fixed set', async () => {
     const kinds = [...PROTOTYPE_KEYS, ...Array.from({ length: 50 }, (_, i) => `Forged${i}${'x'.repeat(200)}`)];
     for (const kind of kinds) {
-      const answer = await post(address, '/hooks', reviewBody({ uid: 'u2', kind: { group: '', version: 'v1', kind }, operation: 'CREATE', object: {} }), certs.ca.cert);
+      const answer = await webhook.send('/hooks', reviewBody({ uid: 'u2', kind: { group: '', version: 'v1', kind }, operation: 'CREATE', object: {} }));
       assert.equal(JSON.parse(answer.text).response.allowed, true, `${kind} is answered as a kind nobody handles`);
     }
-    await post(address, '/hooks', review('UPDATE', '__proto__'), certs.ca.cert);
+    await webhook.send('/hooks', review('UPDATE', '__proto__'));
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'podops_admission_review_duration_seconds');
     assert.deepEqual(new Set(metric?.values.map((v) => v.labels.kind)), new Set(['Pod', 'Pod/status', 'other']));
   });

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { MAX_TRANSITION_RULES, type PodTransitionRule } from '../../src/api/podtransitionrule.ts';
-import { MAX_PROBED_ENDPOINTS, reachabilityWarnings, type EndpointProbe, type ReachabilityOptions } from '../../src/transition/webhook/probe.ts';
-import { Slots } from '../../src/transition/webhook/slots.ts';
-import type { AdmissionOperation, AdmissionRequest } from '../../src/webhook/admission.ts';
-import { defaultTransitionRule, validateTransitionRule } from '../../src/webhook/podtransitionrule.ts';
+import { MAX_TRANSITION_RULES, type PodTransitionRule } from '../api/podtransitionrule.ts';
+import { MAX_PROBED_ENDPOINTS, reachabilityWarnings, type EndpointProbe, type ReachabilityOptions } from '../transition/webhook/probe.ts';
+import { Slots } from '../transition/webhook/slots.ts';
+import type { AdmissionOperation, AdmissionRequest } from './admission.ts';
+import { defaultTransitionRule, validateTransitionRule } from './podtransitionrule.ts';
 
 const listen = (): Promise<Server> =>
   new Promise((resolve) => {

@@ -10,13 +10,13 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { RolloutLifecycle } from '../../src/api/rolloutlifecycle.ts';
-import { KubeClient } from '../../src/kube/client.ts';
-import { Informer } from '../../src/kube/informer.ts';
-import { silentLogger } from '../../src/kube/log.ts';
-import { ROLLOUTLIFECYCLES } from '../../src/kube/resources.ts';
-import type { AdmissionRequest, UserInfo } from '../../src/webhook/admission.ts';
-import { validateRolloutLifecycleRequest } from '../../src/webhook/rollout.ts';
+import type { RolloutLifecycle } from '../api/rolloutlifecycle.ts';
+import { KubeClient } from '../kube/client.ts';
+import { Informer } from '../kube/informer.ts';
+import { silentLogger } from '../kube/log.ts';
+import { ROLLOUTLIFECYCLES } from '../kube/resources.ts';
+import type { AdmissionRequest, UserInfo } from './admission.ts';
+import { validateRolloutLifecycleRequest } from './rollout.ts';
 
 const rolloutLifecycle = (hooks: unknown[]): RolloutLifecycle => ({
   apiVersion: 'apps.kusionstack.io/v1alpha1',

@@ -2,19 +2,20 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:tls';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { L, PERM, pod } from '../support/pods.ts';
-import { localCertificates, post } from '../support/tls.ts';
-import { genericRoute } from '../../src/webhook/dispatch.ts';
-import { mutatePodLifecycle, validatePodLifecycle } from '../../src/webhook/pod-lifecycle.ts';
-import { WebhookServer } from '../../src/webhook/server.ts';
-import { podTransitionRuleSchema } from '../../src/api/podtransitionrule.ts';
-import { generateCA, generateClientCertificate, type KeyPair, type ServingBundle } from '../../src/webhook/certificates.ts';
-import { POD_SHAPE, requireShape } from '../../src/webhook/object-shape.ts';
-import { open, targetOf } from '../support/hostile-http.ts';
-import { reviewBody } from '../support/admission-review.ts';
-import { until } from '../support/wait.ts';
+import { L, PERM, pod } from '../../test/support/pods.ts';
+import { localCertificates, post } from '../../test/support/tls.ts';
+import { genericRoute } from './dispatch.ts';
+import { mutatePodLifecycle, validatePodLifecycle } from './pod-lifecycle.ts';
+import { WebhookServer } from './server.ts';
+import { useWebhookServer } from '../../test/support/webhook-server.ts';
+import { podTransitionRuleSchema } from '../api/podtransitionrule.ts';
+import { generateCA, generateClientCertificate, type KeyPair } from './certificates.ts';
+import { POD_SHAPE, requireShape } from './object-shape.ts';
+import { open, targetOf } from '../../test/support/hostile-http.ts';
+import { reviewBody } from '../../test/support/admission-review.ts';
+import { until } from '../../test/support/wait.ts';
 
 const NOW = 1717505885197871195n;
 
@@ -23,30 +24,17 @@ const review = (operation: string, object: unknown, extra: Record<string, unknow
 const patchOps = (patch: unknown): unknown => JSON.parse(Buffer.from(String(patch), 'base64').toString());
 
 describe('webhook server with the pod lifecycle handlers', () => {
-  let certs: ServingBundle;
-  let server: WebhookServer;
-  let address: string;
   const registry = new Registry();
-
-  before(async () => {
-    certs = await localCertificates();
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      registry,
-      maxBodyBytes: 64 * 1024,
-      routes: [
-        genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, () => NOW)], 'Pod/status': [(r) => mutatePodLifecycle(r, () => NOW)] }),
-        genericRoute('/validating-generic', { Pod: [validatePodLifecycle] }),
-        { path: '/broken', handle: () => { throw new Error('boom'); } },
-      ],
-    });
-    address = await server.listen();
-  });
-  after(() => server.close());
-
-  const send = (path: string, body: string, headers?: Record<string, string>) => post(address, path, body, certs.ca.cert, headers);
+  const webhook = useWebhookServer(() => ({
+    registry,
+    maxBodyBytes: 64 * 1024,
+    routes: [
+      genericRoute('/mutating-generic', { Pod: [(r) => mutatePodLifecycle(r, () => NOW)], 'Pod/status': [(r) => mutatePodLifecycle(r, () => NOW)] }),
+      genericRoute('/validating-generic', { Pod: [validatePodLifecycle] }),
+      { path: '/broken', handle: () => { throw new Error('boom'); } },
+    ],
+  }));
+  const send = webhook.send;
   const response = (text: string) => (JSON.parse(text) as { response: Record<string, unknown> }).response;
 
   test('CREATE of a controlled pod: allowed with a base64 JSON patch injecting the readiness gate', async () => {
@@ -108,7 +96,7 @@ describe('webhook server with the pod lifecycle handlers', () => {
   test('HTTP errors: oversized body 413, unknown path 404, GET 405; a failing handler errors with 500', async () => {
     assert.equal((await send('/mutating-generic', JSON.stringify({ big: 'x'.repeat(100 * 1024) }))).status, 413);
     assert.equal((await send('/nope', '{}')).status, 404);
-    assert.equal((await post(address, '/mutating-generic', '', certs.ca.cert, {}, 'GET')).status, 405);
+    assert.equal((await send('/mutating-generic', '', {}, 'GET')).status, 405);
     const broken = response((await send('/broken', review('CREATE', pod()))).text);
     assert.deepEqual(broken, { uid: 'b0b1-uid', allowed: false, status: { code: 500, message: 'internal error while reviewing the request (uid b0b1-uid), see the operator log' } });
     assert.match(await registry.metrics(), /controller_runtime_webhook_panics_total 1/);
@@ -116,9 +104,9 @@ describe('webhook server with the pod lifecycle handlers', () => {
   });
 
   test('TLS older than 1.2 is refused', async () => {
-    const [host, port] = address.split(':');
+    const [host, port] = webhook.address.split(':');
     const error = await new Promise<Error | undefined>((resolve) => {
-      const socket = connect({ host, port: Number(port), ca: certs.ca.cert, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(undefined));
+      const socket = connect({ host, port: Number(port), ca: webhook.certs.ca.cert, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(undefined));
       socket.on('error', resolve);
     });
     assert.ok(error, 'the handshake fails');
@@ -126,37 +114,25 @@ describe('webhook server with the pod lifecycle handlers', () => {
 
   test('a new certificate is served to new connections without a restart', async () => {
     const rotated = await localCertificates();
-    server.setCertificate(rotated.serving);
-    const answer = await post(address, '/validating-generic', review('CREATE', pod()), rotated.ca.cert);
+    webhook.server.setCertificate(rotated.serving);
+    const answer = await post(webhook.address, '/validating-generic', review('CREATE', pod()), rotated.ca.cert);
     assert.equal(answer.peerCertificate, new X509Certificate(rotated.serving.cert).fingerprint256);
   });
 });
 
 describe('webhook server hardening', () => {
-  let certs: ServingBundle;
-  let server: WebhookServer;
-  let address: string;
-
-  before(async () => {
-    certs = await localCertificates();
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      connections: { maxIdle: 8 },
-      routes: [
-        genericRoute('/validating-generic', {
-          Pod: [requireShape(POD_SHAPE), validatePodLifecycle],
-          PodTransitionRule: [requireShape(podTransitionRuleSchema()), validatePodLifecycle],
-        }),
-      ],
-    });
-    address = await server.listen();
-  });
-  after(() => server.close());
+  const webhook = useWebhookServer(() => ({
+    connections: { maxIdle: 8 },
+    routes: [
+      genericRoute('/validating-generic', {
+        Pod: [requireShape(POD_SHAPE), validatePodLifecycle],
+        PodTransitionRule: [requireShape(podTransitionRuleSchema()), validatePodLifecycle],
+      }),
+    ],
+  }));
 
   const verdictOf = async (body: string): Promise<Record<string, unknown>> =>
-    (JSON.parse((await post(address, '/validating-generic', body, certs.ca.cert)).text) as { response: Record<string, unknown> }).response;
+    (JSON.parse((await webhook.send('/validating-generic', body)).text) as { response: Record<string, unknown> }).response;
 
   test('a malformed object is answered 400 naming the field, never with internal error text', async () => {
     const labels = await verdictOf(review('CREATE', { metadata: { name: 'p', labels: { app: 7 } } }));
@@ -195,10 +171,10 @@ describe('webhook server hardening', () => {
   });
 
   test('only AEAD cipher suites: a TLS 1.2 client offering only CBC suites is refused', async () => {
-    const [host, port] = address.split(':');
+    const [host, port] = webhook.address.split(':');
     const handshake = (ciphers: string) =>
       new Promise<Error | undefined>((resolve) => {
-        const socket = connect({ host, port: Number(port), ca: certs.ca.cert, maxVersion: 'TLSv1.2', ciphers }, () => {
+        const socket = connect({ host, port: Number(port), ca: webhook.certs.ca.cert, maxVersion: 'TLSv1.2', ciphers }, () => {
           socket.end();
           resolve(undefined);
         });
@@ -210,18 +186,18 @@ describe('webhook server hardening', () => {
   });
 
   test('idle connections are capped: the longest idle make room, and a new client is still served', async () => {
-    const target = targetOf(address, { ca: certs.ca.cert });
+    const target = targetOf(webhook.address, { ca: webhook.certs.ca.cert });
     const idle = await Promise.all(Array.from({ length: 40 }, () => open(target)));
-    await until(() => server.idleConnections, (n) => n <= 8, 'idle connections to be capped');
+    await until(() => webhook.server.idleConnections, (n) => n <= 8, 'idle connections to be capped');
     await until(() => idle.filter((socket) => !socket.closed).length, (n) => n === 8, 'all but 8 idle connections to be closed');
-    const answer = await post(address, '/validating-generic', review('CREATE', pod()), certs.ca.cert);
+    const answer = await webhook.send('/validating-generic', review('CREATE', pod()));
     assert.equal(answer.status, 200);
     for (const socket of idle) socket.destroy();
   });
 
   test('a connection that sends no request is closed after the first-request deadline', async () => {
-    const quick = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: certs.serving, connections: { firstRequestTimeoutMs: 200 }, routes: [] });
-    const socket = await open(targetOf(await quick.listen(), { ca: certs.ca.cert }));
+    const quick = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: webhook.certs.serving, connections: { firstRequestTimeoutMs: 200 }, routes: [] });
+    const socket = await open(targetOf(await quick.listen(), { ca: webhook.certs.ca.cert }));
     await until(() => socket.closed, Boolean, 'the silent connection to be closed', 3000);
     await quick.close();
   });
@@ -231,14 +207,14 @@ describe('webhook server hardening', () => {
     const slow = new WebhookServer({
       host: '127.0.0.1',
       port: 0,
-      certificate: certs.serving,
+      certificate: webhook.certs.serving,
       routes: [{ path: '/slow', handle: () => new Promise((resolve) => (release = () => resolve({ allowed: true }))) }],
     });
     const slowAddress = await slow.listen();
-    const target = targetOf(slowAddress, { ca: certs.ca.cert });
+    const target = targetOf(slowAddress, { ca: webhook.certs.ca.cert });
     // A client that keeps idle connections open, as the API server does.
     const kept = await Promise.all(Array.from({ length: 5 }, () => open(target)));
-    const inFlight = post(slowAddress, '/slow', review('CREATE', pod()), certs.ca.cert);
+    const inFlight = post(slowAddress, '/slow', review('CREATE', pod()), webhook.certs.ca.cert);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = slow.close();
     release();
@@ -248,9 +224,9 @@ describe('webhook server hardening', () => {
   });
 
   test('close cuts a review that does not finish within the grace period', async () => {
-    const stuck = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: certs.serving, shutdownGraceMs: 200, routes: [{ path: '/stuck', handle: () => new Promise(() => {}) }] });
+    const stuck = new WebhookServer({ host: '127.0.0.1', port: 0, certificate: webhook.certs.serving, shutdownGraceMs: 200, routes: [{ path: '/stuck', handle: () => new Promise(() => {}) }] });
     const stuckAddress = await stuck.listen();
-    const inFlight = post(stuckAddress, '/stuck', review('CREATE', pod()), certs.ca.cert).catch((err: Error) => err);
+    const inFlight = post(stuckAddress, '/stuck', review('CREATE', pod()), webhook.certs.ca.cert).catch((err: Error) => err);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
     await stuck.close();
@@ -260,30 +236,17 @@ describe('webhook server hardening', () => {
 });
 
 describe('webhook server with client certificates', () => {
-  let certs: ServingBundle;
   let clientCa: KeyPair;
-  let server: WebhookServer;
-  let address: string;
-
-  before(async () => {
-    certs = await localCertificates();
+  const webhook = useWebhookServer(async () => {
     clientCa = await generateCA('apiserver-client-ca', 30, Date.now());
-    server = new WebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      certificate: certs.serving,
-      clientAuthentication: { ca: clientCa.cert, names: ['kube-apiserver'] },
-      routes: [genericRoute('/validating-generic', { Pod: [validatePodLifecycle] })],
-    });
-    address = await server.listen();
+    return { clientAuthentication: { ca: clientCa.cert, names: ['kube-apiserver'] }, routes: [genericRoute('/validating-generic', { Pod: [validatePodLifecycle] })] };
   });
-  after(() => server.close());
 
   const call = (client?: KeyPair) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const [host, port] = address.split(':');
+      const [host, port] = webhook.address.split(':');
       const req = httpsRequest(
-        { host, port: Number(port), path: '/validating-generic', method: 'POST', ca: certs.ca.cert, headers: { 'Content-Type': 'application/json' }, agent: false, ...(client && { cert: client.cert, key: client.key }) },
+        { host, port: Number(port), path: '/validating-generic', method: 'POST', ca: webhook.certs.ca.cert, headers: { 'Content-Type': 'application/json' }, agent: false, ...(client && { cert: client.cert, key: client.key }) },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
