@@ -38,9 +38,11 @@ describe("the admission policy against podops' real writes", () => {
             // podops deletes pods with a uid precondition (the garbage collector does too, for a hook Job's pods),
             // and it alone deletes Jobs here.
             const jobPod = ((request.oldObject as { metadata?: { ownerReferences?: { kind: string }[] } } | undefined)?.metadata?.ownerReferences ?? []).some((o) => o.kind === 'Job');
+            // The kubelet's final delete of a stopped pod carries a uid precondition too.
+            const byKubelet = request.userInfo?.username?.startsWith('system:node:') === true;
             const byPodops =
               request.operation === 'DELETE'
-                ? (options?.preconditions?.uid !== undefined && !jobPod) || request.resource.resource === 'jobs'
+                ? (options?.preconditions?.uid !== undefined && !jobPod && !byKubelet) || request.resource.resource === 'jobs'
                 : options?.fieldManager === 'podops' || options?.fieldManager === RL_FIELD_MANAGER;
             if (!byPodops) return allowed();
             const outcome = evaluatePolicy(policy, { operation: request.operation as 'CREATE' | 'UPDATE' | 'DELETE', resource: request.resource, ...(request.subResource && { subResource: request.subResource }), username: PODOPS, object: request.object, oldObject: request.oldObject });
