@@ -61,8 +61,11 @@ export interface LocalStack extends PodopsStack {
   sandbox: Sandbox;
 }
 
-/** What `startPodopsOn` takes of the local stack's options. */
-export type PodopsStackOptions = Pick<LocalStackOptions, 'demo' | 'operator' | 'evictionAbandonedAfterMs' | 'log' | 'logger'>;
+/** What `startPodopsOn` takes of the local stack's options, and the operator's own kubeconfig. */
+export type PodopsStackOptions = Pick<LocalStackOptions, 'demo' | 'operator' | 'evictionAbandonedAfterMs' | 'log' | 'logger'> & {
+  /** The kubeconfig the in-process operator runs with (e.g. as its ServiceAccount); default the installer's. */
+  operatorKubeconfig?: string;
+};
 
 export const OPERATOR_NAMESPACE = 'podops-system';
 export const CERT_SECRET = 'podops-webhook-certs';
@@ -120,10 +123,11 @@ export async function startPodopsOn(kubeconfig: string, options: PodopsStackOpti
   let operatorDone: Promise<void> = Promise.resolve();
   let webhookAddress: string | undefined;
   let operatorMetrics: Registry | undefined;
+  const operatorClient = options.operatorKubeconfig === undefined ? client : KubeClient.fromKubeconfigText(options.operatorKubeconfig);
   if (options.operator !== 'external') {
     const operator = startOperator(
       {
-        client,
+        client: operatorClient,
         namespace: OPERATOR_NAMESPACE,
         featureGates: { GraceDeleteWebhook: true, GracefulEviction: true },
         leaderElect: false,
@@ -148,7 +152,7 @@ export async function startPodopsOn(kubeconfig: string, options: PodopsStackOpti
   const restarts = startRestartController(restartClient, signal, logger);
   if (options.demo) await createDemo(client);
   const done = Promise.all([operatorDone, lb.done, restarts]).then(() => {
-    for (const each of [client, lbClient, restartClient]) each.close();
+    for (const each of new Set([client, operatorClient, lbClient, restartClient])) each.close();
   });
   return { client, webhookAddress, operatorMetrics, loadBalancer: lb.lb, done };
 }

@@ -1,17 +1,22 @@
-// End-to-end set-up: podops installed and running on an API server (the operator over HTTP, the example load
-// balancer) with zero simulation delays, on a backend of test/support/backends.ts: the sandbox, or a real
-// control plane; and the history of what happened there, from watches (test/support/watch-history.ts).
+// End-to-end set-up: podops installed and running on an API server with zero simulation delays, on a backend of
+// test/support/backends.ts (the sandbox, or a real control plane), as a user installs it: the CRDs, the
+// ServiceAccount with its RBAC and admission policy from `podops manifests`, the webhooks by URL with their CA; the
+// operator runs in this process as that ServiceAccount (impersonated), beside the example load balancer; and the
+// history of what happened there, from watches (test/support/watch-history.ts).
 
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '@podops/sandbox';
+import YAML from 'yaml';
 import type { Pod } from '../../src/api/kube.ts';
 import { CONTROL_LABEL, SERVICE_AVAILABLE_LABEL, isOperationPermissionKey, parseIdLabelKey } from '../../src/api/protocol.ts';
-import { startPodopsOn, type LocalStackOptions, type PodopsStack } from '../../src/cli/local-stack.ts';
-import { unlessNotFound, type KubeClient, type KubeObject } from '../../src/kube/client.ts';
+import { createIfAbsent, OPERATOR_NAMESPACE, startPodopsOn, type LocalStackOptions, type PodopsStack } from '../../src/cli/local-stack.ts';
+import { KubeClient, unlessNotFound, type KubeObject } from '../../src/kube/client.ts';
 import { MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES, PODS, SERVICES, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../../src/kube/resources.ts';
+import { DEFAULT_MANIFEST_OPTIONS, manifests } from '../../src/operator/manifests.ts';
 import { WEBHOOK_NAMES } from '../../src/operator/webhook-configuration.ts';
+import { resourceTypeOf } from '../support/kube-apiserver.ts';
 import { sandboxBackend, type ApiServer, type Backend } from '../support/backends.ts';
 import { startHistory, type ClusterHistory } from '../support/watch-history.ts';
 
@@ -19,6 +24,8 @@ export interface Cluster extends PodopsStack {
   /** The backend's name, as the test titles have it. */
   readonly backend: string;
   kubeconfigPath: string;
+  /** A kubeconfig acting as podops' ServiceAccount, for an operator of the test's own (`podops operator --kubeconfig`). */
+  operatorKubeconfigPath: string;
   /** Every change of the pods, workloads, Jobs, namespaces and podops' resources since the start. */
   history: ClusterHistory;
   stop(): Promise<void>;
@@ -32,7 +39,9 @@ export interface SandboxCluster extends Cluster {
 export type ClusterOptions = Partial<Omit<LocalStackOptions, 'port' | 'kubeconfigPath' | 'recordWrites'>>;
 
 async function launch<Server extends ApiServer>(backend: Backend<Server>, options: ClusterOptions): Promise<{ cluster: Cluster; server: Server }> {
-  const kubeconfigPath = join(await mkdtemp(join(tmpdir(), 'podops-e2e-')), 'kubeconfig');
+  const dir = await mkdtemp(join(tmpdir(), 'podops-e2e-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const operatorKubeconfigPath = join(dir, 'operator.kubeconfig');
   const server = await backend.start({
     nodes: options.nodes ?? 3,
     startDelayMs: options.startDelayMs ?? 0,
@@ -44,7 +53,10 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
   let stack: PodopsStack | undefined;
   let history: ClusterHistory;
   try {
-    stack = await startPodopsOn(server.kubeconfig, { demo: false, log: () => {}, ...options }, abort.signal);
+    await installOperatorAccess(server.kubeconfig);
+    const operatorKubeconfig = actingAs(server.kubeconfig, OPERATOR_USER);
+    await writeFile(operatorKubeconfigPath, operatorKubeconfig, { mode: 0o600 });
+    stack = await startPodopsOn(server.kubeconfig, { demo: false, log: () => {}, operatorKubeconfig, ...options }, abort.signal);
     history = await startHistory(stack.client);
   } catch (err) {
     abort.abort();
@@ -57,6 +69,7 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
     ...started,
     backend: backend.name,
     kubeconfigPath,
+    operatorKubeconfigPath,
     history,
     stop: async () => {
       history.stop();
@@ -70,6 +83,30 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
     },
   };
   return { cluster, server };
+}
+
+/** podops' ServiceAccount, as `podops manifests` names it. */
+const OPERATOR_USER = `system:serviceaccount:${OPERATOR_NAMESPACE}:podops`;
+/** What an install gives podops' ServiceAccount: its RBAC and the admission policy that limits it. */
+const OPERATOR_ACCESS = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+
+/** Installs what `podops manifests` gives podops' ServiceAccount, as a user's `kubectl apply` would. */
+async function installOperatorAccess(kubeconfig: string): Promise<void> {
+  const admin = KubeClient.fromKubeconfigText(kubeconfig);
+  try {
+    for (const object of manifests({ ...DEFAULT_MANIFEST_OPTIONS, namespace: OPERATOR_NAMESPACE }).filter((o) => OPERATOR_ACCESS.has(o.kind as string))) {
+      await createIfAbsent(admin, resourceTypeOf(object), object as KubeObject);
+    }
+  } finally {
+    admin.close();
+  }
+}
+
+/** `kubeconfig` with its user acting as `user` (impersonation, which the admin may). */
+function actingAs(kubeconfig: string, user: string): string {
+  const config = YAML.parse(kubeconfig) as { users: { user: Record<string, unknown> }[] };
+  for (const entry of config.users) entry.user.as = user;
+  return YAML.stringify(config);
 }
 
 async function uninstallWebhooks(client: KubeClient): Promise<void> {

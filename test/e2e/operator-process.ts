@@ -121,7 +121,7 @@ function leaderElectArgs(leaderElect: boolean | LeaseTimings | undefined): strin
   ];
 }
 
-/** A cluster whose webhooks `podops operator` serves as a child process. */
+/** A cluster whose webhooks `podops operator` serves as a child process, acting as podops' ServiceAccount. */
 export interface ClusterWithOperatorProcess<C extends Cluster = Cluster> {
   readonly cluster: C;
   readonly operator: OperatorProcess;
@@ -139,7 +139,7 @@ export function clusterWithOperatorProcess(options: ClusterOptions = {}, backend
   let cluster: Cluster | undefined;
   let operator: OperatorProcess | undefined;
   const relaunch = async (port?: number): Promise<void> => {
-    operator = await startOperatorProcess(cluster!.kubeconfigPath, { webhookPort: port });
+    operator = await startOperatorProcess(cluster!.operatorKubeconfigPath, { webhookPort: port });
     await operator.ready();
   };
   before(async () => {

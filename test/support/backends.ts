@@ -57,11 +57,12 @@ const unavailable = await controlPlaneUnavailable({ controllerManager: true });
 
 /** Namespaces of the control plane itself, which a cluster leaves to the next. */
 const SYSTEM_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
-/** How long an unused shared control plane waits for the next cluster of the process before it stops. */
-const LINGER_MS = 1000;
-
-/** The process's control plane, while a cluster uses it or for a moment after. */
-let shared: { plane: Promise<ControlPlane>; inUse: boolean; linger?: NodeJS.Timeout } | undefined;
+/**
+ * The process's control plane, kept until the process ends (its processes' guardian then stops them and removes
+ * its directory: nothing of it keeps the process alive), so that the real clusters of a test file share it
+ * whatever runs between them.
+ */
+let shared: { plane: Promise<ControlPlane>; inUse: boolean } | undefined;
 
 /** The shared control plane, or a plane of its own for a cluster that needs other flags or starts beside another. */
 async function acquirePlane(options: ApiServerOptions): Promise<{ plane: ControlPlane; release(): Promise<void> }> {
@@ -71,7 +72,6 @@ async function acquirePlane(options: ApiServerOptions): Promise<{ plane: Control
     return { plane, release: () => plane.stop() };
   }
   const mine = (shared ??= { plane: startControlPlane({ controllerManager: true }), inUse: false });
-  clearTimeout(mine.linger);
   mine.inUse = true;
   let plane: ControlPlane;
   try {
@@ -81,14 +81,10 @@ async function acquirePlane(options: ApiServerOptions): Promise<{ plane: Control
     throw err;
   }
   return {
-    plane,
     async release() {
       mine.inUse = false;
-      mine.linger = setTimeout(() => {
-        if (shared === mine) shared = undefined;
-        void plane.stop();
-      }, LINGER_MS);
     },
+    plane,
   };
 }
 

@@ -6,27 +6,41 @@
 
 import { createServer } from 'node:net';
 
+/** The longest pause between two reads of a wait: what a wait adds to the time a test takes, at most. */
+const MAX_POLL_INTERVAL_MS = 100;
+
 /**
- * Reads every `intervalMs` until `ok` holds; the value that satisfied it. A read that throws counts as not yet.
- * The error names what, and the last value or error.
+ * Reads until `ok` holds; the value that satisfied it. A read that throws counts as not yet. The reads start
+ * `intervalMs` apart and spread out to MAX_POLL_INTERVAL_MS: many waits run at once when files run side by
+ * side, and a read of a sandbox every 10 ms for a minute costs more CPU than what is waited for. The error
+ * names what, and the last value or error.
  */
 export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 60_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: string;
+  let last: { value: T } | { error: unknown } | undefined;
+  let pause = intervalMs;
   for (;;) {
     try {
       const value = await read();
       if (ok(value)) return value;
-      last = JSON.stringify(value)?.slice(0, 600) ?? String(value);
-    } catch (err) {
-      last = `an error: ${err instanceof Error ? err.message : String(err)}`;
+      last = { value };
+    } catch (error) {
+      last = { error };
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${last}`);
-    await sleep(intervalMs);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${lastSeen(last)}`);
+    await sleep(pause);
+    pause = Math.min(pause * 1.5, Math.max(intervalMs, MAX_POLL_INTERVAL_MS));
   }
 }
 
-/** Waits until `condition` holds, checked every `intervalMs`; resolves with the milliseconds it took. */
+/** Described only when a wait fails: a list of pods read every few milliseconds is not worth a JSON copy each time. */
+function lastSeen(last: { value: unknown } | { error: unknown } | undefined): string {
+  if (!last) return 'nothing';
+  if ('error' in last) return `an error: ${last.error instanceof Error ? last.error.message : String(last.error)}`;
+  return JSON.stringify(last.value)?.slice(0, 600) ?? String(last.value);
+}
+
+/** Waits until `condition` holds, checked as `until` reads; resolves with the milliseconds it took. */
 export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 30_000, intervalMs = 10): Promise<number> {
   const started = Date.now();
   await until(condition, Boolean, what, timeoutMs, intervalMs);

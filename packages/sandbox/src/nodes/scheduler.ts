@@ -180,7 +180,9 @@ export const scheduler: NodeController = {
       // Assumed on the node from now on, as kube-scheduler's cache assumes a bound pod: the next pods count it
       // before the pod's own change arrives (over HTTP, a moment later).
       account(key, { ...pod, spec: { ...specOf(pod), nodeName: chosen.metadata.name } });
-      await record(pod, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${pod.metadata.namespace}/${name} to ${chosen.metadata.name}`);
+      // Not waited for, as kube-scheduler's event broadcaster writes in the background: the next pod's binding does
+      // not queue behind this event (over HTTP, a round trip per pod).
+      void record(pod, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${pod.metadata.namespace}/${name} to ${chosen.metadata.name}`);
     };
 
     const queue = new SerialKeyQueue(schedule);
