@@ -77,6 +77,7 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
       // server registers webhooks of its own, and nothing should call a server that is gone. (A test that took
       // its API server away already has nothing to uninstall.)
       await uninstallWebhooks(started.client).catch(() => {});
+      await deleteTestNamespaces(started.client).catch(() => {});
       abort.abort();
       await started.done;
       await server.stop();
@@ -112,6 +113,16 @@ function actingAs(kubeconfig: string, user: string): string {
 async function uninstallWebhooks(client: KubeClient): Promise<void> {
   await unlessNotFound(client.delete(MUTATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.mutatingConfiguration));
   await unlessNotFound(client.delete(VALIDATING_WEBHOOK_CONFIGURATIONS, undefined, WEBHOOK_NAMES.validatingConfiguration));
+}
+
+/** The API server's own namespaces, and podops', which a cluster after this one on the same server installs into. */
+const KEPT_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease', OPERATOR_NAMESPACE]);
+
+/** Starts deleting the namespaces the tests made; their pods go while the nodes still run, in the background. */
+async function deleteTestNamespaces(client: KubeClient): Promise<void> {
+  for (const namespace of (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items) {
+    if (!KEPT_NAMESPACES.has(namespace.metadata.name!)) await unlessNotFound(client.delete(NAMESPACES, undefined, namespace.metadata.name!));
+  }
 }
 
 /** podops on the sandbox. */

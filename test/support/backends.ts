@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import type { ControlPlane, Sandbox } from '@podops/sandbox';
 import { controlPlaneUnavailable, startControlPlane, startSandbox, startSimulatedNodes } from '@podops/sandbox';
 import { KubeClient, unlessNotFound } from '../../src/kube/client.ts';
-import { NAMESPACES, NODES } from '../../src/kube/resources.ts';
+import { NODES } from '../../src/kube/resources.ts';
 
 export interface ApiServerOptions {
   /** Simulated nodes. */
@@ -55,8 +55,6 @@ export const sandboxBackend: Backend<ApiServer & { sandbox: Sandbox }> = {
 
 const unavailable = await controlPlaneUnavailable({ controllerManager: true });
 
-/** Namespaces of the control plane itself, which a cluster leaves to the next. */
-const SYSTEM_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
 /**
  * The process's control plane, kept until the process ends (its processes' guardian then stops them and removes
  * its directory: nothing of it keeps the process alive), so that the real clusters of a test file share it
@@ -89,17 +87,13 @@ async function acquirePlane(options: ApiServerOptions): Promise<{ plane: Control
 }
 
 /**
- * What a cluster leaves behind for the next one on the same control plane: its nodes go (their Node objects
- * too: the next cluster registers its own, and a node without a kubelet must not be scheduled to), and so do the
- * namespaces it made (their deletion ends in the background, the next cluster's kubelets stopping their pods).
+ * What a cluster leaves behind for the next one on the same control plane: no nodes (their Node objects go too:
+ * the next cluster registers its own, and a node without a kubelet must not be scheduled to).
  */
-async function clearCluster(plane: ControlPlane): Promise<void> {
+async function removeNodes(plane: ControlPlane): Promise<void> {
   const client = KubeClient.fromKubeconfigText(plane.kubeconfig);
   try {
     for (const node of (await client.list<{ metadata: { name?: string } }>(NODES)).items) await unlessNotFound(client.delete(NODES, undefined, node.metadata.name!));
-    for (const namespace of (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items) {
-      if (!SYSTEM_NAMESPACES.has(namespace.metadata.name!)) await unlessNotFound(client.delete(NAMESPACES, undefined, namespace.metadata.name!));
-    }
   } finally {
     client.close();
   }
@@ -122,7 +116,7 @@ export const realControlPlaneBackend: Backend = {
       kubeconfig: plane.kubeconfig,
       async stop() {
         await nodes.stop();
-        await clearCluster(plane).catch(() => {});
+        await removeNodes(plane).catch(() => {});
         await release();
       },
     };
