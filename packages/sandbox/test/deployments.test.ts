@@ -55,7 +55,7 @@ const createDeployment = async (ns: string, body: Json): Promise<Json> => {
 };
 
 /** Waits until the Deployment reports its rollout complete (as `kubectl rollout status` decides it). */
-const rolledOut = (ns: string, name: string, harness = h, timeoutMs = 10_000): Promise<Json> =>
+const rolledOut = (ns: string, name: string, harness = h, timeoutMs?: number): Promise<Json> =>
   eventually(async () => {
     const d = await getDeployment(ns, name, harness);
     const s = d.status ?? {};

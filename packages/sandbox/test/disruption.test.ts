@@ -37,7 +37,7 @@ const budget = (ns: string, name: string, spec: Json): Promise<Json> =>
   create(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { metadata: { name }, spec: { selector: { matchLabels: { app: name } }, ...spec } });
 const getBudget = async (ns: string, name: string): Promise<Json> => (await h.http('GET', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/${name}`)).json;
 /** Waits until the budget's status satisfies `check`. */
-const budgetWhere = (ns: string, name: string, check: (status: Json) => boolean, timeoutMs = 5000): Promise<Json> =>
+const budgetWhere = (ns: string, name: string, check: (status: Json) => boolean, timeoutMs?: number): Promise<Json> =>
   eventually(async () => {
     const pdb = await getBudget(ns, name);
     return pdb.status && check(pdb.status) ? pdb : undefined;

@@ -149,8 +149,12 @@ export function rawExchange(sandboxUrl: string, bytes: string | Buffer, idleMs =
 /** A pause that is itself the point (nothing is to happen meanwhile), never a wait for something: see eventually. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `check` returns a value other than undefined (or fails after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+/**
+ * Polls until `check` returns a value other than undefined (or fails after `timeoutMs`). The default deadline is
+ * generous: test files run side by side on a loaded machine, and a deadline ends a test that will never pass,
+ * it times nothing.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -31,7 +31,7 @@ const createPod = (name: string, extra: Record<string, unknown> = {}): Promise<V
   core.createNamespacedPod({ namespace: ns, body: podManifest(name, extra) as V1Pod });
 
 /** Polls the pod until `check` holds (returns it) or the time is up. */
-const waitPod = (name: string, check: (pod: V1Pod) => boolean, timeoutMs = 5000): Promise<V1Pod> =>
+const waitPod = (name: string, check: (pod: V1Pod) => boolean, timeoutMs?: number): Promise<V1Pod> =>
   eventually(async () => {
     const pod = await getPod(name).catch(() => undefined);
     return pod && check(pod) ? pod : undefined;
