@@ -43,7 +43,7 @@ const eventsOf = async (name: string): Promise<string[]> =>
   (await getJson(h, `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3D${name}`)).items.map((e: Json) => `${e.type} ${e.reason} ${e.message}`);
 
 /** Waits for a True condition of this type and answers the Job. */
-const finished = (name: string, type: string, timeoutMs = 5000): Promise<Json> =>
+const finished = (name: string, type: string, timeoutMs?: number): Promise<Json> =>
   eventually(async () => {
     const found = await getJson(h, jobPath(name));
     return found.status?.conditions?.some((c: Json) => c.type === type && c.status === 'True') ? found : undefined;
@@ -62,7 +62,10 @@ test('success: completions 3 with parallelism 2; SuccessCriteriaMet then Complet
   ]);
   const status = { ...done.status };
   assert.ok(Date.parse(status.startTime) <= Date.parse(status.completionTime));
-  assert.equal(status.completionTime, done.status.conditions[1].lastTransitionTime);
+  // The completion time is taken when the Job is found complete, and the Complete condition is stored with the
+  // clock read again once its pods are counted, as kube-controller-manager does: the same second on an idle
+  // machine, the next one on a loaded one.
+  assert.ok(Date.parse(status.completionTime) <= Date.parse(done.status.conditions[1].lastTransitionTime));
   delete status.conditions;
   delete status.startTime;
   delete status.completionTime;
