@@ -77,7 +77,7 @@ async function launch<Server extends ApiServer>(backend: Backend<Server>, option
       // server registers webhooks of its own, and nothing should call a server that is gone. (A test that took
       // its API server away already has nothing to uninstall.)
       await uninstallWebhooks(started.client).catch(() => {});
-      await deleteTestNamespaces(started.client).catch(() => {});
+      if (backend.shared) await deleteTestNamespaces(started.client).catch(() => {});
       abort.abort();
       await started.done;
       await server.stop();
@@ -118,10 +118,21 @@ async function uninstallWebhooks(client: KubeClient): Promise<void> {
 /** The API server's own namespaces, and podops', which a cluster after this one on the same server installs into. */
 const KEPT_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease', OPERATOR_NAMESPACE]);
 
-/** Starts deleting the namespaces the tests made; their pods go while the nodes still run, in the background. */
+/**
+ * Deletes the namespaces the tests made, and their pods at once (no grace, no finalizers: nothing is tested
+ * here). Left terminating, their pods would sit on the next cluster's nodes of the same names, where a drain
+ * would wait for them; the rest of each namespace goes in the background, and no later cluster of a file reuses
+ * a namespace's name.
+ */
 async function deleteTestNamespaces(client: KubeClient): Promise<void> {
-  for (const namespace of (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items) {
-    if (!KEPT_NAMESPACES.has(namespace.metadata.name!)) await unlessNotFound(client.delete(NAMESPACES, undefined, namespace.metadata.name!));
+  const namespaces = (await client.list<{ metadata: { name?: string } }>(NAMESPACES)).items.map((n) => n.metadata.name!).filter((name) => !KEPT_NAMESPACES.has(name));
+  for (const name of namespaces) await unlessNotFound(client.delete(NAMESPACES, undefined, name));
+  // A terminating namespace takes no new pods: what is listed now is all there will be.
+  const pods = (await Promise.all(namespaces.map(async (namespace) => (await client.list<Pod>(PODS, { namespace })).items))).flat();
+  for (const pod of pods) {
+    const { namespace, name, finalizers } = pod.metadata;
+    if (finalizers?.length) await unlessNotFound(client.patch(PODS, namespace, name!, 'merge', { metadata: { finalizers: null } }));
+    await unlessNotFound(client.delete(PODS, namespace, name!, { gracePeriodSeconds: 0 }));
   }
 }
 

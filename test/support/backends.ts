@@ -35,12 +35,15 @@ export interface Backend<Server extends ApiServer = ApiServer> {
   readonly name: string;
   /** node:test's `skip`: why this backend cannot run here, or false. */
   readonly skip: string | false;
+  /** Whether a cluster's API server outlives it, so the cluster must clear what its tests made before it goes. */
+  readonly shared: boolean;
   start(options: ApiServerOptions): Promise<Server>;
 }
 
 export const sandboxBackend: Backend<ApiServer & { sandbox: Sandbox }> = {
   name: 'sandbox',
   skip: false,
+  shared: false,
   async start(options) {
     const sandbox = await startSandbox({
       kubeconfigPath: options.kubeconfigPath,
@@ -102,6 +105,7 @@ async function removeNodes(plane: ControlPlane): Promise<void> {
 export const realControlPlaneBackend: Backend = {
   name: 'real control plane',
   skip: unavailable ? `no real control plane: ${unavailable}` : false,
+  shared: true,
   async start(options) {
     const { plane, release } = await acquirePlane(options);
     let nodes;
